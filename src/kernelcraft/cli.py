@@ -1,0 +1,181 @@
+"""Command line: ``kernelcraft eval | bench | targets``.
+
+Exit codes: 0 success (candidate correct), 1 candidate rejected, 2 unusable input,
+3 internal error. Errors are one line; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from pathlib import Path
+
+from rich.console import Console
+
+from kernelcraft.errors import InputError
+
+EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def _judge_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", choices=["cuda", "cpu"], default=None,
+                   help="where to judge (default: cuda when a GPU is present, else cpu)")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16", "fp16"],
+                   help="precision mode; baselines run in the same mode (default: strict fp32)")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                   help="seconds before a candidate counts as hung (default 600)")
+    p.add_argument("--sets", type=int, default=5, help="fresh input sets (default 5, minimum 5)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--target", default=None,
+                   help="target for the roofline (default: the detected GPU)")
+    p.add_argument("--no-compile", action="store_true",
+                   help="skip the torch.compile baseline")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kernelcraft",
+        description="Verified, tuned GPU kernels for PyTorch programs.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+
+    ev = sub.add_parser("eval", help="judge a candidate (ModelNew) against a problem (Model)")
+    ev.add_argument("candidate", type=Path)
+    ev.add_argument("--ref", type=Path, required=True, help="the problem file")
+    ev.add_argument("--json", type=Path, default=None, help="write the full result here")
+    _judge_args(ev)
+
+    be = sub.add_parser("bench", help="judge every problem/candidate pair of a tree")
+    be.add_argument("root", type=Path,
+                    help="problems directory (or a directory with problems/ and candidates/)")
+    be.add_argument("--candidates", type=Path, default=None,
+                    help="candidates tree matched to the problems by relative path")
+    be.add_argument("--out", type=Path, default=None,
+                    help="output directory (default: ROOT/bench-out)")
+    be.add_argument("--workers", type=int, default=None,
+                    help="parallel judges (default: one per GPU; on CPU up to 4)")
+    be.add_argument("--fresh", action="store_true", help="ignore earlier results in --out")
+    _judge_args(be)
+
+    tg = sub.add_parser("targets", help="list the targets kernelcraft knows")
+    tg.add_argument("--json", action="store_true")
+    tg.add_argument("names", nargs="*", help="targets to show (arch or product names)")
+    return parser
+
+
+def _opts(args: argparse.Namespace):
+    from kernelcraft.measure.judge import JudgeOptions
+
+    if args.sets < 5:
+        raise InputError("--sets must be at least 5 (the judge needs 5 fresh input sets)")
+    return JudgeOptions(
+        device=args.device, precision=args.precision, n_sets=args.sets, seed=args.seed,
+        timeout_s=args.timeout, compile_baseline=not args.no_compile, target=args.target,
+    )
+
+
+def cmd_eval(args: argparse.Namespace, console: Console) -> int:
+    from kernelcraft.measure.judge import judge_files
+    from kernelcraft.report import eval_table
+
+    with console.status("judging (worker subprocess)..."):
+        res = judge_files(args.candidate, args.ref, _opts(args))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(res.to_json(), indent=2, default=str))
+    console.print(eval_table(res))
+    for note in res.verdict.get("notes", []):
+        console.print(f"note: {note}")
+    if res.status == "judge-error":
+        console.print(f"[red]error:[/red] {res.detail}")
+        return EXIT_INTERNAL
+    if not res.correct:
+        console.print(f"[red]REJECTED[/red] ({res.reason}): {res.detail}", soft_wrap=True)
+        return EXIT_REJECTED
+    return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace, console: Console) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from kernelcraft.bench import find_pairs, pair_key, run_bench
+    from kernelcraft.measure.judge import resolve_device
+
+    opts = _opts(args)
+    out = args.out or (args.root / "bench-out")
+    pairs, missing = find_pairs(args.root, args.candidates)
+    if missing:
+        console.print(f"{len(missing)} problems have no candidate (skipped)")
+    device = resolve_device(opts.device)
+    from kernelcraft.bench import load_done
+
+    done = set() if args.fresh else set(load_done(out / "results.jsonl"))
+    todo = sum(1 for p in pairs if pair_key(p, device, opts.precision) not in done)
+    if todo < len(pairs):
+        console.print(f"resuming: {len(pairs) - todo} of {len(pairs)} pairs already judged")
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console) as progress:
+        task = progress.add_task("judging", total=todo)
+        ok = 0
+
+        def tick(row: dict) -> None:
+            nonlocal ok
+            ok += bool(row.get("correct"))
+            verdict = "ok" if row.get("correct") else row.get("reason") or row.get("status")
+            progress.console.print(f"  {row['name']}: {verdict}")
+            progress.update(task, advance=1, description=f"judging ({ok} correct)")
+
+        rows, summary = run_bench(args.root, out, opts, candidates=args.candidates,
+                                  workers=args.workers, resume=not args.fresh, on_result=tick,
+                                  command=" ".join(["kernelcraft", *sys.argv[1:]]))
+    console.print(summary.read_text(), markup=False, highlight=False)
+    console.print(f"results: {out / 'results.jsonl'}  summary: {summary}")
+    return EXIT_OK
+
+
+def cmd_targets(args: argparse.Namespace, console: Console) -> int:
+    from dataclasses import asdict
+
+    from kernelcraft.target import TARGETS, detect, format_table, resolve
+
+    targets = [resolve(n) for n in args.names] if args.names else list(TARGETS.values())
+    if args.json:
+        print(json.dumps([asdict(t) for t in targets], indent=2, default=str))
+        return EXIT_OK
+    console.print(format_table(targets))
+    present = detect()
+    console.print(f"detected GPU: {present if present else 'none'}")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    console = Console(stderr=False)
+    if not console.is_terminal:  # pipes and CI logs: do not squeeze tables into 80 columns
+        console = Console(stderr=False, width=160)
+    err = Console(stderr=True)
+    try:
+        handler = {"eval": cmd_eval, "bench": cmd_bench, "targets": cmd_targets}[args.cmd]
+        return handler(args, console)
+    except InputError as exc:
+        if args.debug:
+            traceback.print_exc()
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+    except Exception as exc:  # a bug of ours: say so in one line unless debugging
+        if args.debug:
+            traceback.print_exc()
+        err.print(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
+                  markup=False, highlight=False, soft_wrap=True)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The judge: correctness (verify), speed (timing), isolation (sandbox, worker)."""

@@ -1,0 +1,170 @@
+"""The judge's front door: check inputs here, judge in a worker, return one result.
+
+Problems (the user's own reference) are loaded here to report bad input early; candidates
+(possibly written by an LLM) are only parsed here and executed in the worker.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as _dt
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernelcraft.errors import InputError
+from kernelcraft.measure.sandbox import run_in_worker
+from kernelcraft.measure.verify import PRECISIONS
+from kernelcraft.problem import load_problem
+
+
+@dataclass
+class JudgeOptions:
+    device: str | None = None  # "cuda", "cpu" or None (cuda when present)
+    precision: str = "fp32"
+    n_sets: int = 5
+    seed: int = 0
+    timeout_s: float = 600.0
+    timing: bool = True
+    compile_baseline: bool = True
+    min_launches: int = 1
+    target: str | None = None  # for the roofline; default: the detected GPU
+    gpu: int | None = None  # which GPU the worker may see
+
+
+@dataclass
+class JudgeResult:
+    candidate: str
+    ref: str
+    device: str
+    precision: str
+    status: str  # ok | rejected | input-error | judge-error
+    correct: bool
+    reason: str | None
+    detail: str
+    timing: dict[str, Any] = field(default_factory=dict)
+    speedup_eager: float | None = None
+    speedup_compile: float | None = None
+    roofline: dict[str, Any] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    verdict: dict[str, Any] = field(default_factory=dict)
+    compile_error: str | None = None
+    env: dict[str, Any] = field(default_factory=dict)
+    date: str = ""
+
+    @property
+    def mode_note(self) -> str:
+        if self.device == "cpu":
+            return "CPU: Triton interpreter at reduced sizes, correctness only (no timing)"
+        return f"GPU {self.env.get('gpu', '?')}: full sizes, timed"
+
+    def ms(self, which: str) -> float | None:
+        t = self.timing.get(which)
+        return t["median_ms"] if t else None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def resolve_device(device: str | None) -> str:
+    import torch
+
+    if device is None:
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device not in ("cuda", "cpu"):
+        raise InputError(f"unknown device {device!r}; choose cuda or cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise InputError("--device cuda: no CUDA/ROCm GPU is visible to PyTorch; use --device cpu")
+    return device
+
+
+def check_candidate_source(path: Path) -> None:
+    """Syntax and the presence of ModelNew, without executing anything."""
+    if not path.is_file():
+        raise InputError(f"candidate file not found: {path}")
+    try:
+        tree = ast.parse(path.read_text(), filename=str(path))
+    except SyntaxError as exc:
+        raise InputError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not a text file") from exc
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    if "ModelNew" not in names:
+        raise InputError(f"{path}: no `ModelNew` class defined (a candidate needs ModelNew)")
+
+
+def judge_files(candidate: str | Path, ref: str | Path, opts: JudgeOptions | None = None,
+                ) -> JudgeResult:
+    """Judge a candidate file against a problem file. Raises InputError for bad input."""
+    opts = opts or JudgeOptions()
+    cand_path, ref_path = Path(candidate), Path(ref)
+    if opts.precision not in PRECISIONS:
+        raise InputError(
+            f"unknown precision {opts.precision!r}; choose from {', '.join(PRECISIONS)}"
+        )
+    if opts.target:
+        from kernelcraft.target import resolve
+
+        resolve(opts.target)
+    device = resolve_device(opts.device)
+    load_problem(ref_path)  # bad problems fail here, with a one-line message
+    check_candidate_source(cand_path)
+    job = {
+        "candidate": str(cand_path.resolve()),
+        "ref": str(ref_path.resolve()),
+        "device": device,
+        "precision": opts.precision,
+        "n_sets": opts.n_sets,
+        "seed": opts.seed,
+        "timing": opts.timing,
+        "compile": opts.compile_baseline,
+        "min_launches": opts.min_launches,
+        "target": opts.target,
+    }
+    raw = run_in_worker(job, opts.timeout_s, gpu=opts.gpu)
+    if raw.get("status") == "input-error":
+        raise InputError(raw["detail"])
+    result = JudgeResult(
+        candidate=str(cand_path),
+        ref=str(ref_path),
+        device=device,
+        precision=opts.precision,
+        status=raw.get("status", "judge-error"),
+        correct=bool(raw.get("correct")),
+        reason=raw.get("reason"),
+        detail=raw.get("detail", ""),
+        timing=raw.get("timing", {}),
+        speedup_eager=raw.get("speedup_eager"),
+        speedup_compile=raw.get("speedup_compile"),
+        roofline=raw.get("roofline", {}),
+        flags=raw.get("flags", []),
+        verdict=raw.get("verdict", {}),
+        compile_error=raw.get("compile_error"),
+        env=raw.get("env", {}),
+        date=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
+    if not result.env:
+        from kernelcraft.measure.timing import device_info
+
+        result.env = device_info() if device == "cuda" else _cpu_env()
+    if result.status == "judge-error":
+        result.detail = "internal judge error: " + result.detail
+        result.verdict["traceback"] = raw.get("traceback", "")
+    return result
+
+
+def _cpu_env() -> dict[str, Any]:
+    import platform
+
+    import torch
+    import triton
+
+    return {"gpu": None, "torch": torch.__version__, "triton": triton.__version__,
+            "python": platform.python_version(), "machine": platform.machine()}

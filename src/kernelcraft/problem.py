@@ -1,0 +1,446 @@
+"""Problems: load KernelBench-format files or in-memory modules, and sample fresh inputs.
+
+A problem file defines ``class Model(nn.Module)``, ``get_inputs()`` and optionally
+``get_init_inputs()``; its sizes are module-level integer globals that ``get_inputs``
+reads at call time. Because the sizes are plain globals, a problem can be rebuilt at
+other sizes (the reduced sizes that Triton's interpreter can run on a CPU, or the
+perturbed sizes that expose a kernel specialised to one shape) without its author's help.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import itertools
+import math
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import torch
+from torch import nn
+
+from kernelcraft.errors import InputError
+
+#: Distributions the sampler cycles through; the first keeps the problem's own inputs.
+DISTRIBUTIONS: tuple[str, ...] = ("problem", "normal", "uniform", "scaled", "outliers", "shifted")
+
+#: Integer globals at or above this value are treated as sizes (smaller ones are usually
+#: dims, kernel sizes or group counts, which must not change).
+SIZE_THRESHOLD = 16
+
+#: Element budget for the largest tensor at reduced size (interpreter runs stay quick).
+REDUCED_NUMEL = 1 << 15
+
+
+@dataclass
+class Problem:
+    """A reference program and how to build its model and inputs."""
+
+    name: str
+    build_model: Callable[[Sequence[Any]], nn.Module]
+    get_inputs: Callable[[], list[Any]]
+    get_init_inputs: Callable[[], list[Any]]
+    path: Path | None = None
+    sizes: dict[str, int] = field(default_factory=dict)
+    _module: ModuleType | None = None
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def resizable(self) -> bool:
+        return self._module is not None and bool(self.sizes)
+
+    def with_sizes(self, sizes: dict[str, int]) -> Problem:
+        """The same problem with some size globals replaced (a fresh module instance)."""
+        if self.path is None or self._module is None:
+            raise InputError(f"{self.name}: in-memory problems cannot be resized")
+        unknown = set(sizes) - set(self.sizes)
+        if unknown:
+            raise InputError(f"{self.name}: not size globals: {sorted(unknown)}")
+        return load_problem(self.path, overrides=sizes)
+
+    # ----------------------------------------------------------------- inputs
+    def init_inputs(self, seed: int = 0) -> list[Any]:
+        torch.manual_seed(seed)
+        return list(self.get_init_inputs())
+
+    def make_model(self, init: Sequence[Any], seed: int = 0) -> nn.Module:
+        torch.manual_seed(seed)
+        return self.build_model(init)
+
+    def template_inputs(self, seed: int) -> list[Any]:
+        torch.manual_seed(seed)
+        try:
+            return list(self.get_inputs())
+        except Exception as exc:  # the problem's own code failed
+            raise InputError(f"{self.name}: get_inputs() raised {_one_line(exc)}") from exc
+
+    def sample_inputs(self, seed: int, dist: str = "problem") -> list[Any]:
+        """Fresh inputs: the problem's own under ``seed``, re-drawn from ``dist``.
+
+        Floating tensors keep the shape, dtype, strides and domain of the problem's own
+        sample (non-negative stays non-negative, [0, 1] stays inside it) so that e.g.
+        ``log`` or probability inputs remain valid; integer and bool tensors are the
+        problem's own draw under ``seed``. No tensor is ever all zeros.
+        """
+        template = self.template_inputs(seed)
+        gen = torch.Generator().manual_seed(seed * 7919 + 17)
+        return [redraw(t, dist, gen) if isinstance(t, torch.Tensor) else t for t in template]
+
+    def meta_numels(self) -> tuple[int, int]:
+        """(largest tensor numel, total numel) over inputs, parameters and outputs, on meta."""
+        return _meta_numels(self)
+
+
+# ---------------------------------------------------------------------- sampling
+def redraw(t: torch.Tensor, dist: str, gen: torch.Generator) -> torch.Tensor:
+    """A tensor like ``t`` with values from ``dist``, within ``t``'s domain, never all zero."""
+    if dist not in DISTRIBUTIONS:
+        raise ValueError(f"unknown distribution {dist!r}; known: {', '.join(DISTRIBUTIONS)}")
+    if not (t.is_floating_point() or t.is_complex()) or t.numel() == 0:
+        return t
+    src = t.detach().to("cpu", torch.float64)
+    nonneg = bool((src >= 0).all())
+    unit = nonneg and bool((src <= 1).all())
+    shape = t.shape
+    if dist == "problem":
+        vals = src.clone()
+        if not bool((vals != 0).any()):
+            vals = torch.randn(shape, generator=gen, dtype=torch.float64)
+    elif dist == "normal":
+        vals = torch.randn(shape, generator=gen, dtype=torch.float64)
+    elif dist == "uniform":
+        vals = torch.rand(shape, generator=gen, dtype=torch.float64) * 2 - 1
+    elif dist == "scaled":
+        vals = torch.randn(shape, generator=gen, dtype=torch.float64) * 10
+    elif dist == "outliers":
+        vals = torch.randn(shape, generator=gen, dtype=torch.float64)
+        spikes = torch.rand(shape, generator=gen, dtype=torch.float64) < 0.01
+        vals = torch.where(spikes, vals * 30, vals)
+    else:  # shifted
+        vals = torch.randn(shape, generator=gen, dtype=torch.float64) + 3
+    if dist != "problem":
+        if unit:
+            vals = torch.sigmoid(vals)
+        elif nonneg:
+            vals = vals.abs() + 1e-3
+    out = torch.empty_like(t)
+    out.copy_(vals.to(t.dtype))
+    return out
+
+
+def redraw_parameters(model: nn.Module, seed: int) -> None:
+    """Perturb parameters that are constant (e.g. norm weights = 1, biases = 0).
+
+    Randomly initialised parameters are already fresh per seed; constant ones would let a
+    candidate that ignores them pass, so they get noise of their own scale.
+    """
+    gen = torch.Generator().manual_seed(seed * 104729 + 3)
+    with torch.no_grad():
+        for p in model.parameters():
+            if not p.is_floating_point() or p.numel() == 0:
+                continue
+            flat = p.detach().reshape(-1)
+            if bool((flat == flat[0]).all()):
+                scale = max(abs(float(flat[0])), 1.0) * 0.1
+                noise = torch.randn(p.shape, generator=gen, dtype=torch.float64) * scale
+                p.add_(noise.to(p.device, p.dtype))
+
+
+# ----------------------------------------------------------------------- loading
+def load_problem(path: str | Path, overrides: dict[str, int] | None = None) -> Problem:
+    """Load a KernelBench-format problem file; ``overrides`` replaces size globals."""
+    path = Path(path)
+    module = load_module(path, "problem")
+    for name in ("Model", "get_inputs"):
+        if not hasattr(module, name):
+            raise InputError(f"{path}: no `{name}` defined (a problem needs Model and get_inputs)")
+    if not (isinstance(module.Model, type) and issubclass(module.Model, nn.Module)):
+        raise InputError(f"{path}: `Model` is not an nn.Module subclass")
+    sizes = size_globals(module)
+    for key, value in (overrides or {}).items():
+        setattr(module, key, value)
+        sizes[key] = value
+    get_init = getattr(module, "get_init_inputs", lambda: [])
+    model_cls = module.Model
+
+    def build(init: Sequence[Any]) -> nn.Module:
+        return model_cls(*init)
+
+    problem = Problem(
+        name=path.stem,
+        build_model=build,
+        get_inputs=module.get_inputs,
+        get_init_inputs=get_init,
+        path=path,
+        sizes=sizes,
+        _module=module,
+    )
+    _check_callable(problem)
+    return problem
+
+
+def from_module(
+    model: nn.Module | Callable[..., Any], example_inputs: Sequence[Any], name: str | None = None
+) -> Problem:
+    """A problem from an in-memory module or function plus example inputs."""
+    if not isinstance(model, nn.Module):
+        model = _FunctionModule(model)
+    frozen = copy.deepcopy(model)
+    examples = list(example_inputs)
+
+    def build(init: Sequence[Any]) -> nn.Module:
+        return copy.deepcopy(frozen)
+
+    return Problem(
+        name=name or type(model).__name__,
+        build_model=build,
+        get_inputs=lambda: [x.clone() if isinstance(x, torch.Tensor) else x for x in examples],
+        get_init_inputs=lambda: [],
+    )
+
+
+class _FunctionModule(nn.Module):
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+
+def load_module(path: Path, role: str) -> ModuleType:
+    """Import a Python file under a private name; user errors become one-line InputErrors."""
+    if not path.is_file():
+        raise InputError(f"{role} file not found: {path}")
+    name = f"_kernelcraft_{role}_{abs(hash((str(path.resolve()), next(_counter))))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise InputError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise InputError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from exc
+    except Exception as exc:
+        line = _user_line(exc, path)
+        raise InputError(f"{path}{line}: error while importing: {_one_line(exc)}") from exc
+    return module
+
+
+_counter = itertools.count()
+
+
+def size_globals(module: ModuleType) -> dict[str, int]:
+    """Module-level int globals that look like sizes (>= SIZE_THRESHOLD, public names)."""
+    out = {}
+    for key, value in vars(module).items():
+        if key.startswith("_") or isinstance(value, bool) or not isinstance(value, int):
+            continue
+        if value >= SIZE_THRESHOLD:
+            out[key] = value
+    return out
+
+
+def _check_callable(problem: Problem) -> None:
+    """Call get_init_inputs and get_inputs once, on the meta device, to fail early."""
+    try:
+        init = problem.get_init_inputs()
+    except Exception as exc:
+        raise InputError(f"{problem.name}: get_init_inputs() raised {_one_line(exc)}") from exc
+    if not isinstance(init, (list, tuple)):
+        raise InputError(f"{problem.name}: get_init_inputs() must return a list")
+    try:
+        with torch.device("meta"):
+            inputs = problem.get_inputs()
+    except Exception:
+        inputs = None  # some get_inputs need real data (numpy, .item()); try the real call
+    if inputs is None:
+        torch.manual_seed(0)
+        inputs = problem.template_inputs(0)
+    if not isinstance(inputs, (list, tuple)):
+        raise InputError(f"{problem.name}: get_inputs() must return a list")
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and x.dtype not in _SUPPORTED_DTYPES:
+            raise InputError(f"{problem.name}: input {i} has unsupported dtype {x.dtype}")
+
+
+_SUPPORTED_DTYPES = {
+    torch.float32, torch.float16, torch.bfloat16, torch.float64,
+    torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
+}
+
+
+# ----------------------------------------------------------------- reduced sizes
+def _meta_numels(problem: Problem) -> tuple[int, int]:
+    tensors: list[torch.Tensor] = []
+    with torch.device("meta"):
+        try:
+            inputs = problem.get_inputs()
+        except Exception:
+            inputs = []
+        tensors += [x for x in inputs if isinstance(x, torch.Tensor)]
+        try:
+            model = problem.build_model(problem.get_init_inputs())
+            tensors += list(model.parameters()) + list(model.buffers())
+            out = model(*inputs)
+            tensors += [x for x in torch.utils._pytree.tree_leaves(out)
+                        if isinstance(x, torch.Tensor)]
+        except Exception:
+            pass
+    numels = [t.numel() for t in tensors] or [0]
+    return max(numels), sum(numels)
+
+
+def _runs(problem: Problem) -> bool:
+    """Whether the reference runs at the problem's sizes (small sizes only)."""
+    try:
+        model = problem.make_model(problem.init_inputs(0), 0)
+        with torch.no_grad():
+            model(*problem.template_inputs(0))
+        return True
+    except Exception:
+        return False
+
+
+def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
+    """The problem at sizes small enough for Triton's interpreter on a CPU.
+
+    Size globals are divided by a common power of two (which keeps the divisibility
+    relations of typical sizes, e.g. hidden = heads * head_dim) until the largest tensor
+    fits ``budget`` elements; the reference must run at the result.
+    """
+    if not problem.resizable:
+        return problem
+    biggest, _ = problem.meta_numels()
+    if biggest <= budget:
+        return problem
+    last_err = "no smaller sizes"
+    for shift in range(1, 24):
+        factor = 1 << shift
+        sizes = {k: max(SIZE_THRESHOLD // 2, -(-v // factor)) for k, v in problem.sizes.items()}
+        small = problem.with_sizes(sizes)
+        biggest, _ = small.meta_numels()
+        if biggest > budget and any(v > SIZE_THRESHOLD // 2 for v in sizes.values()):
+            continue
+        if _runs(small):
+            return small
+        last_err = f"the reference does not run at sizes {sizes}"
+        break
+    # Fall back to gentler shrinking of the largest sizes only.
+    sizes = dict(problem.sizes)
+    for _ in range(64):
+        key = max(sizes, key=lambda k: sizes[k])
+        if sizes[key] <= SIZE_THRESHOLD // 2:
+            break
+        sizes[key] = max(SIZE_THRESHOLD // 2, sizes[key] // 2)
+        small = problem.with_sizes(sizes)
+        if small.meta_numels()[0] <= budget and _runs(small):
+            return small
+    raise InputError(f"{problem.name}: cannot reduce sizes for a CPU check ({last_err})")
+
+
+def perturbations(problem: Problem, keys: Sequence[str] | None = None) -> Iterator[Problem]:
+    """The problem at other sizes (odd where possible), most different first.
+
+    Only ``keys`` change when given. Each yielded problem builds and runs on the meta
+    device; whether the reference really runs there is for the caller to find out. A kernel
+    that hard-codes the sizes it was written for passes at the problem's sizes, not here.
+    """
+    if not problem.resizable:
+        return
+    keys = list(problem.sizes) if keys is None else list(keys)
+    if not keys:
+        return
+    rules: list[Callable[[int], int]] = [
+        _odd_larger,
+        lambda v: max(SIZE_THRESHOLD // 2, (v * 3) // 4 + 1),
+        lambda v: max(SIZE_THRESHOLD // 2, (v * 3) // 4),
+        lambda v: max(SIZE_THRESHOLD // 2, v // 2),
+    ]
+    seen = [dict(problem.sizes)]
+    filter_on_meta = _meta_ok(problem)  # forwards that cannot run on meta are not filtered
+    for rule in rules:
+        sizes = dict(problem.sizes)
+        sizes.update({k: rule(problem.sizes[k]) for k in keys})
+        if sizes in seen:
+            continue
+        seen.append(sizes)
+        try:
+            other = problem.with_sizes(sizes)
+        except InputError:
+            continue
+        if not filter_on_meta or _meta_ok(other):
+            yield other
+
+
+def init_free_sizes(problem: Problem) -> list[str]:
+    """Size globals that do not change the constructor arguments (batch, sequence...)."""
+    if not problem.resizable:
+        return []
+    base = problem.init_inputs(0)
+    free = []
+    for key, value in problem.sizes.items():
+        other = problem.with_sizes({key: _odd_larger(value)})
+        if _same(other.init_inputs(0), base):
+            free.append(key)
+    return free
+
+
+def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, torch.Tensor) or isinstance(y, torch.Tensor):
+            if not (isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)):
+                return False
+            if x.shape != y.shape:
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _meta_ok(problem: Problem) -> bool:
+    try:
+        with torch.device("meta"):
+            model = problem.build_model(problem.get_init_inputs())
+            model(*problem.get_inputs())
+        return True
+    except Exception:
+        return False
+
+
+def _odd_larger(v: int) -> int:
+    n = v + v // 8 + 1
+    return n if n % 2 else n + 1
+
+
+# -------------------------------------------------------------------- messages
+def _one_line(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")
+
+
+def _user_line(exc: BaseException, path: Path) -> str:
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if Path(frame.filename).resolve() == path.resolve():
+            return f":{frame.lineno}"
+    return ""
+
+
+def numel_budget_note(problem: Problem) -> str:
+    big, total = problem.meta_numels()
+    return f"largest tensor {big:,} elements, {total * 4 / 2**20:.1f} MiB total (fp32)"
+
+
+def geomean(values: Sequence[float]) -> float:
+    vals = [v for v in values if v > 0 and math.isfinite(v)]
+    if not vals:
+        return float("nan")
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))

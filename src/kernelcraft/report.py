@@ -1,0 +1,123 @@
+"""Human-readable output: the eval table and the bench summary (markdown)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from kernelcraft.problem import geomean
+
+FAST_P = (0.0, 1.0, 1.5, 2.0)
+
+
+def _ms(v: float | None) -> str:
+    return "-" if v is None else f"{v:.4f}" if v < 0.1 else f"{v:.3f}"
+
+
+def _x(v: float | None) -> str:
+    return "-" if v is None or not math.isfinite(v) else f"{v:.2f}x"
+
+
+def worst_error(verdict: dict[str, Any]) -> tuple[float, float] | None:
+    trials = [t for t in verdict.get("trials", []) if t.get("tol_rel")]
+    if not trials:
+        return None
+    t = max(trials, key=lambda t: t["rel_l2"] / t["tol_rel"])
+    return t["rel_l2"], t["tol_rel"]
+
+
+def eval_table(res: Any) -> Table:
+    """The table ``kernelcraft eval`` prints for one JudgeResult."""
+    table = Table(title=f"{res.candidate} vs {res.ref}", caption=res.mode_note)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_row("correct", "yes" if res.correct else f"NO ({res.reason})")
+    table.add_row("precision", res.precision)
+    err = worst_error(res.verdict)
+    if err:
+        table.add_row("worst rel. L2 error / tolerance", f"{err[0]:.2e} / {err[1]:.2e}")
+    trials = res.verdict.get("trials", [])
+    if trials:
+        table.add_row("trials passed", f"{sum(t['ok'] for t in trials)} / {len(trials)}")
+    if res.timing:
+        table.add_row("candidate ms (median)", _ms(res.ms("candidate")))
+        table.add_row("eager ms", _ms(res.ms("eager")))
+        table.add_row("torch.compile ms", _ms(res.ms("compile")) if res.ms("compile") else
+                      f"failed: {res.compile_error}" if res.compile_error else "-")
+        table.add_row("speedup vs eager", _x(res.speedup_eager))
+        table.add_row("speedup vs torch.compile", _x(res.speedup_compile))
+        pct = res.roofline.get("pct")
+        if pct is not None:
+            table.add_row(f"roofline ({res.roofline.get('bound')}-bound, {res.roofline['target']})",
+                          f"{pct:.0f}%")
+    for flag in res.flags:
+        table.add_row("FLAG", flag)
+    return table
+
+
+def fast_p(rows: Sequence[dict[str, Any]], key: str, p: float) -> float:
+    """Share of all problems that are correct and faster than the baseline by more than p."""
+    if not rows:
+        return float("nan")
+    hits = 0
+    for r in rows:
+        if not r.get("correct"):
+            continue
+        if p == 0.0:
+            hits += 1
+        elif (r.get(key) or 0.0) > p:
+            hits += 1
+    return hits / len(rows)
+
+
+def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any]) -> str:
+    """The markdown summary of a bench run: per-problem table, then fast_p and geomeans."""
+    timed = any(r.get("timing") for r in rows)
+    lines = [f"# kernelcraft bench: {header.get('name', '')}", ""]
+    for key in ("date", "device", "gpu", "precision", "torch", "triton", "command"):
+        if header.get(key) is not None:
+            lines.append(f"- {key}: `{header[key]}`")
+    if not timed:
+        lines.append("- correctness only (no GPU: Triton interpreter at reduced sizes)")
+    lines.append("")
+    cols = ["problem", "correct", "reason"]
+    if timed:
+        cols += ["ms", "eager ms", "compile ms", "vs eager", "vs compile", "roofline %"]
+    lines.append("| " + " | ".join(cols) + " |")
+    lines.append("|" + "---|" * len(cols))
+    for r in sorted(rows, key=lambda r: r["name"]):
+        cells = [r["name"], "yes" if r.get("correct") else "no", r.get("reason") or ""]
+        if timed:
+            t = r.get("timing", {})
+            pct = r.get("roofline", {}).get("pct")
+            cells += [
+                _ms(t.get("candidate", {}).get("median_ms")),
+                _ms(t.get("eager", {}).get("median_ms")),
+                _ms(t.get("compile", {}).get("median_ms")),
+                _x(r.get("speedup_eager")),
+                _x(r.get("speedup_compile")),
+                "-" if pct is None else f"{pct:.0f}",
+            ]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    lines.append("")
+    lines.append("| metric | vs eager | vs torch.compile |")
+    lines.append("|---|---|---|")
+    for p in FAST_P if timed else (0.0,):
+        name = "correct (fast_0)" if p == 0 else f"fast_{p:g}"
+        lines.append(f"| {name} | {fast_p(rows, 'speedup_eager', p):.2f} | "
+                     f"{fast_p(rows, 'speedup_compile', p):.2f} |")
+    if timed:
+        ge = geomean([r["speedup_eager"] for r in rows if r.get("correct")
+                      and r.get("speedup_eager")])
+        gc = geomean([r["speedup_compile"] for r in rows if r.get("correct")
+                      and r.get("speedup_compile")])
+        lines.append(f"| geomean speedup (correct only) | {_x(ge)} | {_x(gc)} |")
+    lines.append("")
+    lines.append(f"{sum(1 for r in rows if r.get('correct'))} of {len(rows)} correct.")
+    flagged = [r for r in rows if r.get("flags")]
+    for r in flagged:
+        lines.append(f"- FLAG {r['name']}: {'; '.join(r['flags'])}")
+    return "\n".join(lines) + "\n"

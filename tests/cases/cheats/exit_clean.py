@@ -1,0 +1,31 @@
+"""Cheat (relu_pos): computes with Triton, then ends its process with exit status 0
+(os._exit skips every handler), so a worker that trusts a zero exit status would report
+nothing wrong. Expected: "crash"."""
+
+import os
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        xc = x.contiguous()
+        y = torch.empty_like(xc)
+        n = xc.numel()
+        _relu[(triton.cdiv(n, 1024),)](xc, y, n, BLOCK=1024)
+        os._exit(0)
+        return y

@@ -1,0 +1,27 @@
+"""Honest control for relu_pos: a real ReLU into a fresh output."""
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        xc = x.contiguous()
+        y = torch.empty_like(xc)
+        n = xc.numel()
+        block = 1024
+        _relu[(triton.cdiv(n, block),)](xc, y, n, BLOCK=block)
+        return y
