@@ -137,18 +137,28 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_targets(args: argparse.Namespace, console: Console) -> int:
-    from dataclasses import asdict
+    from dataclasses import fields
 
     from kernelcraft.target import TARGETS, detect, format_table, resolve
 
     targets = [resolve(n) for n in args.names] if args.names else list(TARGETS.values())
     if args.json:
-        print(json.dumps([asdict(t) for t in targets], indent=2, default=str))
+        rows = [{f.name: _plain(getattr(t, f.name)) for f in fields(t)} for t in targets]
+        print(json.dumps(rows, indent=2, default=str))
         return EXIT_OK
     console.print(format_table(targets))
     present = detect()
     console.print(f"detected GPU: {present if present else 'none'}")
     return EXIT_OK
+
+
+def _plain(value: object) -> object:
+    """Mappings and tuples of the frozen target table as JSON-friendly values."""
+    if hasattr(value, "items"):
+        return {k: _plain(v) for k, v in value.items()}  # type: ignore[attr-defined]
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -61,7 +61,7 @@ class Problem:
         unknown = set(sizes) - set(self.sizes)
         if unknown:
             raise InputError(f"{self.name}: not size globals: {sorted(unknown)}")
-        return load_problem(self.path, overrides=sizes)
+        return load_problem(self.path, overrides={**self.sizes, **sizes})
 
     # ----------------------------------------------------------------- inputs
     def init_inputs(self, seed: int = 0) -> list[Any]:

@@ -6,6 +6,7 @@ Triton kernel. Falls back to zeros. Expected: rejected (the judge calls the cand
 before the reference, so at best it finds the previous input set's result)."""
 
 import gc
+import warnings
 
 import torch
 import torch.nn as nn
@@ -49,7 +50,10 @@ def _scavenge(x):
             objs = gc.get_objects() if generation == 0 else []
         for obj in objs:
             try:
-                if _plausible(obj, x):
+                with warnings.catch_warnings():  # isinstance() on deprecated proxies warns
+                    warnings.simplefilter("ignore")
+                    plausible = _plausible(obj, x)
+                if plausible:
                     if obj.dtype == torch.float64:
                         found64 = obj
                     else:

@@ -43,6 +43,9 @@ class ModelNew(nn.Module):
         side = self._side
         side.wait_stream(torch.cuda.current_stream(xc.device))  # inputs ready: fine
         with torch.cuda.stream(side):
+            # first launch into a throwaway, so JIT compilation is over before the spin
+            scratch = torch.empty_like(xc)
+            _tanh_gelu[grid](xc, scratch, n, BLOCK=1024)
             torch.cuda._sleep(20_000_000)  # ~10 ms of spinning on the side stream
             _tanh_gelu[grid](xc, y, n, BLOCK=1024)
         # missing: torch.cuda.current_stream().wait_stream(side)

@@ -1,0 +1,81 @@
+"""``kernelcraft bench``: pairing by relative path, resumable JSON lines, the fast_p table."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from kernelcraft.bench import find_pairs, run_bench
+from kernelcraft.errors import InputError
+from kernelcraft.measure.judge import JudgeOptions
+from kernelcraft.report import bench_markdown, fast_p
+
+from .conftest import EXAMPLES
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """level1/softmax (honest), level1/zeros (wrong), level2/gelu (no candidate)."""
+    probs, cands = tmp_path / "problems", tmp_path / "candidates"
+    for d in (probs / "level1", probs / "level2", cands / "level1"):
+        d.mkdir(parents=True)
+    shutil.copy(EXAMPLES / "problems/softmax.py", probs / "level1/softmax.py")
+    shutil.copy(EXAMPLES / "candidates/softmax.py", cands / "level1/softmax.py")
+    shutil.copy(EXAMPLES / "problems/scale_residual.py", probs / "level1/zeros.py")
+    (cands / "level1/zeros.py").write_text(
+        (EXAMPLES / "candidates/scale_residual.py").read_text().replace(
+            "return out", "return out.zero_()"))
+    shutil.copy(EXAMPLES / "problems/gelu.py", probs / "level2/gelu.py")
+    return tmp_path
+
+
+def test_find_pairs(tree):
+    pairs, missing = find_pairs(tree)
+    assert [p.name for p in pairs] == ["level1/softmax", "level1/zeros"]
+    assert missing == ["level2/gelu"]
+    with pytest.raises(InputError):
+        find_pairs(tree / "problems")  # no candidates tree given
+    with pytest.raises(InputError):
+        find_pairs(tree / "nope")
+
+
+def test_bench_runs_and_resumes(tree):
+    out = tree / "out"
+    seen: list[dict] = []
+    rows, summary = run_bench(tree, out, JudgeOptions(device="cpu", timeout_s=120),
+                              workers=2, on_result=seen.append)
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["level1/softmax"]["correct"] is True
+    assert by_name["level1/zeros"]["correct"] is False
+    assert by_name["level1/zeros"]["reason"] == "wrong"
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and all(json.loads(line)["key"] for line in lines)
+    text = summary.read_text()
+    assert "correct (fast_0) | 0.50" in text and "1 of 2 correct" in text
+    # A second run judges nothing again; a changed candidate is judged again.
+    again: list[dict] = []
+    run_bench(tree, out, JudgeOptions(device="cpu", timeout_s=120), on_result=again.append)
+    assert again == []
+    cand = tree / "candidates/level1/softmax.py"
+    cand.write_text(cand.read_text() + "\n# edited\n")
+    run_bench(tree, out, JudgeOptions(device="cpu", timeout_s=120), on_result=again.append)
+    assert [r["name"] for r in again] == ["level1/softmax"]
+
+
+def test_fast_p_definition():
+    rows = [
+        {"name": "a", "correct": True, "speedup_eager": 2.5, "speedup_compile": 1.2},
+        {"name": "b", "correct": True, "speedup_eager": 1.2, "speedup_compile": 0.9},
+        {"name": "c", "correct": False, "speedup_eager": 9.0},
+        {"name": "d", "correct": True, "speedup_eager": 0.8, "speedup_compile": 0.5},
+    ]
+    assert fast_p(rows, "speedup_eager", 0) == 0.75
+    assert fast_p(rows, "speedup_eager", 1.0) == 0.5  # wrong-but-fast does not count
+    assert fast_p(rows, "speedup_eager", 2.0) == 0.25
+    assert fast_p(rows, "speedup_compile", 1.0) == 0.25
+    for r in rows:
+        r["timing"] = {"candidate": {"median_ms": 1.0}}
+    md = bench_markdown(rows, {"name": "t"})
+    assert "fast_1.5" in md and "geomean" in md

@@ -1,0 +1,94 @@
+"""The strict-fp32 tolerance: calibrated so that TF32 and fp16 fail, reordering and 3xTF32 pass.
+
+These are the calibration points of DESIGN.md's precision policy, reproduced on the CPU by
+emulating each arithmetic (rounding operands to TF32 or fp16) at a size where the errors
+behave like the GPU's.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from kernelcraft.measure.compare import compare
+
+
+def _tf32(x: torch.Tensor) -> torch.Tensor:
+    """Round fp32 to TF32 (10 mantissa bits), as tensor cores read it."""
+    bits = x.contiguous().view(torch.int32)
+    rounded = (bits + 0x1000) & ~0x1FFF
+    return rounded.view(torch.float32)
+
+
+def _matmul_case(n: int = 512):
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(n, n, generator=g)
+    b = torch.randn(n, n, generator=g)
+    return a, b, a @ b, a.double() @ b.double()
+
+
+def test_fp32_reordered_sum_passes():
+    a, b, ref, ref64 = _matmul_case()
+    # Same math, other summation order: K split in 8 chunks summed in reverse.
+    chunks = [a[:, i::8] @ b[i::8, :] for i in range(8)]
+    cand = torch.zeros_like(ref)
+    for c in reversed(chunks):
+        cand += c
+    assert compare(cand, ref, ref64, "fp32").ok
+
+
+def test_tf32_matmul_fails_strict_but_passes_tf32_mode():
+    a, b, ref, ref64 = _matmul_case()
+    cand = (_tf32(a).double() @ _tf32(b).double()).float()
+    res = compare(cand, ref, ref64, "fp32")
+    assert not res.ok and res.reason == "wrong"
+    # In tf32 mode the reference itself is TF32, so its own error sets the tolerance.
+    assert compare(cand, cand.clone(), ref64, "tf32").ok
+
+
+def test_3xtf32_matmul_passes():
+    a, b, ref, ref64 = _matmul_case()
+    a_hi, b_hi = _tf32(a), _tf32(b)
+    a_lo, b_lo = _tf32(a - a_hi), _tf32(b - b_hi)
+    cand = a_hi @ b_hi + (a_hi @ b_lo + a_lo @ b_hi)
+    assert compare(cand, ref, ref64, "fp32").ok
+
+
+def test_fp16_pointwise_fails():
+    x = torch.randn(1 << 16, generator=torch.Generator().manual_seed(1))
+    ref = torch.nn.functional.gelu(x)
+    ref64 = torch.nn.functional.gelu(x.double())
+    cand = torch.nn.functional.gelu(x.half().float()).half().float()
+    res = compare(cand, ref, ref64, "fp32")
+    assert not res.ok and res.reason == "wrong"
+
+
+def test_nan_pattern_must_match():
+    x = torch.randn(100)
+    cand = x.clone()
+    cand[3] = float("nan")
+    res = compare(cand, x, x.double(), "fp32")
+    assert not res.ok and res.reason == "nonfinite"
+    ref = x.clone()
+    ref[3] = float("inf")
+    assert compare(ref.clone(), ref, ref.double(), "fp32").ok
+
+
+def test_structure_shape_dtype():
+    x = torch.randn(4, 5)
+    assert compare((x, x), x, x.double(), "fp32").reason == "shape"
+    assert compare(x.t(), x, x.double(), "fp32").reason == "shape"
+    assert compare(x.double(), x, x.double(), "fp32").reason == "shape"
+
+
+def test_integer_outputs_exact():
+    x = torch.randn(64, 33)
+    idx = x.argmax(dim=1)
+    assert compare(idx.clone(), idx, x.double().argmax(dim=1), "fp32").ok
+    wrong = idx.clone()
+    wrong[0] += 1
+    assert compare(wrong, idx, idx, "fp32").reason == "wrong"
+
+
+def test_zeros_fail():
+    x = torch.randn(1000)
+    assert compare(torch.zeros_like(x), x, x.double(), "fp32").reason == "wrong"

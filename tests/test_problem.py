@@ -1,0 +1,119 @@
+"""Problem loading, bad problem files, the input sampler, reduced and perturbed sizes."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelcraft.errors import InputError
+from kernelcraft.problem import (
+    DISTRIBUTIONS,
+    from_module,
+    init_free_sizes,
+    load_problem,
+    perturbations,
+    reduced,
+)
+
+GOOD = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden))
+    def forward(self, x, p, idx):
+        return torch.softmax(x, dim=-1) * self.weight + p.log().sum() + idx.float().mean()
+
+batch, hidden, dim = 4096, 2048, 1
+def get_inputs():
+    return [torch.randn(batch, hidden), torch.rand(batch, 1) + 0.5,
+            torch.randint(0, 10, (batch,))]
+def get_init_inputs(): return [hidden]
+"""
+
+
+def test_load_and_sizes(write):
+    p = load_problem(write("good.py", GOOD))
+    assert p.name == "good"
+    assert p.sizes == {"batch": 4096, "hidden": 2048}  # dim=1 is not a size
+    assert p.init_inputs() == [2048]
+
+
+def test_reduced_sizes_keep_problem_valid(write):
+    p = load_problem(write("good.py", GOOD))
+    small = reduced(p, budget=1 << 12)
+    assert small.meta_numels()[0] <= 1 << 12
+    assert set(small.sizes) == {"batch", "hidden"}
+    model = small.make_model(small.init_inputs())
+    out = model(*small.sample_inputs(0))
+    assert out.shape == (small.sizes["batch"], small.sizes["hidden"])
+
+
+def test_perturbed_sizes_differ_and_free_sizes(write):
+    p = reduced(load_problem(write("good.py", GOOD)), budget=1 << 12)
+    others = list(perturbations(p))
+    assert others and all(o.sizes != p.sizes for o in others)
+    assert init_free_sizes(p) == ["batch"]  # hidden is a constructor argument
+    only_batch = next(perturbations(p, ["batch"]))
+    assert only_batch.sizes["hidden"] == p.sizes["hidden"]
+    assert only_batch.sizes["batch"] != p.sizes["batch"]
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_sampler_keeps_domain_and_dtype(write, dist):
+    p = reduced(load_problem(write("good.py", GOOD)), budget=1 << 12)
+    x, prob, idx = p.sample_inputs(3, dist)
+    assert x.dtype == torch.float32 and idx.dtype == torch.int64
+    assert bool((prob > 0).all()), "non-negative inputs stay positive (log stays finite)"
+    assert x.abs().max() > 0 and prob.abs().max() > 0
+    assert int(idx.min()) >= 0 and int(idx.max()) < 10
+
+
+def test_sampler_seeds_and_distributions_differ(write):
+    p = reduced(load_problem(write("good.py", GOOD)), budget=1 << 12)
+    a = p.sample_inputs(1, "normal")[0]
+    b = p.sample_inputs(2, "normal")[0]
+    c = p.sample_inputs(1, "uniform")[0]
+    assert not torch.equal(a, b) and not torch.equal(a, c)
+    assert torch.equal(a, p.sample_inputs(1, "normal")[0])  # reproducible
+    assert float(c.abs().max()) <= 1.0
+
+
+def test_zero_inputs_are_replaced(write):
+    src = GOOD.replace("torch.randn(batch, hidden)", "torch.zeros(batch, hidden)")
+    p = reduced(load_problem(write("z.py", src)), budget=1 << 12)
+    assert p.sample_inputs(0, "problem")[0].abs().max() > 0
+
+
+def test_from_module():
+    p = from_module(torch.nn.Linear(8, 4), [torch.randn(3, 8)])
+    m = p.make_model(p.init_inputs())
+    assert m(*p.sample_inputs(0, "uniform")).shape == (3, 4)
+    f = from_module(lambda x: x * 2, [torch.randn(5)], name="double")
+    assert f.name == "double"
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("def broken(:\n", "syntax error"),
+        ("import torch\ndef get_inputs(): return []\n", "no `Model`"),
+        ("import torch.nn as nn\nclass Model(nn.Module): pass\n", "no `get_inputs`"),
+        ("raise RuntimeError('boom')\n", "error while importing: RuntimeError: boom"),
+        (GOOD.replace("def get_inputs():\n", "def get_inputs():\n    raise ValueError('no')\n"),
+         "get_inputs() raised ValueError: no"),
+        (GOOD.replace("torch.randn(batch, hidden)", "torch.randn(batch, hidden).to(torch.complex64)"),
+         "unsupported dtype"),
+    ],
+)
+def test_bad_problem_files(write, source, message):
+    with pytest.raises(InputError, match=None) as info:
+        load_problem(write("bad.py", source))
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match="not found"):
+        load_problem(tmp_path / "nope.py")
