@@ -103,7 +103,8 @@ def test_from_module():
         ("raise RuntimeError('boom')\n", "error while importing: RuntimeError: boom"),
         (GOOD.replace("def get_inputs():\n", "def get_inputs():\n    raise ValueError('no')\n"),
          "get_inputs() raised ValueError: no"),
-        (GOOD.replace("torch.randn(batch, hidden)", "torch.randn(batch, hidden).to(torch.complex64)"),
+        (GOOD.replace("torch.randn(batch, hidden)",
+                      "torch.randn(batch, hidden).to(torch.complex64)"),
          "unsupported dtype"),
     ],
 )
