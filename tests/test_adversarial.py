@@ -33,10 +33,23 @@ HAS_CUDA = torch.cuda.is_available()
 needs_cuda = pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA GPU")
 
 # Every reason code the judge may give; used where any rejection is acceptable.
-ANY_REASON = frozenset({
-    "wrong", "nonfinite", "shape", "other-size", "repeat", "reused-output", "alias",
-    "input-modified", "no-kernel", "stream", "error", "timeout", "crash",
-})
+ANY_REASON = frozenset(
+    {
+        "wrong",
+        "nonfinite",
+        "shape",
+        "other-size",
+        "repeat",
+        "reused-output",
+        "alias",
+        "input-modified",
+        "no-kernel",
+        "stream",
+        "error",
+        "timeout",
+        "crash",
+    }
+)
 
 # (cheat file stem, problem file stem, accepted reasons, GPU only)
 CHEAT_TABLE: list[tuple[str, str, frozenset[str], bool]] = [
@@ -69,8 +82,8 @@ CHEAT_TABLE: list[tuple[str, str, frozenset[str], bool]] = [
 KNOWN_GAPS = {
     "decoy_kernel": (
         "softmax",
-        "a decoy kernel on a scratch buffer satisfies the launch count while torch computes "
-        "the output; needs a check that outputs come from kernel stores",
+        "a decoy kernel that is passed the output (and never writes it) satisfies the launch "
+        "count and the output-given-to-a-kernel check while torch computes the output",
     ),
 }
 
@@ -97,7 +110,9 @@ def _cheat_params() -> list:
             if device == "cuda":
                 marks.append(needs_cuda)
             params.append(
-                pytest.param(cheat, problem, ANY_REASON, device, id=f"{cheat}-{device}", marks=marks)
+                pytest.param(
+                    cheat, problem, ANY_REASON, device, id=f"{cheat}-{device}", marks=marks
+                )
             )
     return params
 

@@ -57,7 +57,11 @@ def _log_softmax_looped_kernel(
     m = tl.max(m_vec, axis=0)
     s = tl.sum(tl.where(m_vec == neg_inf, 0.0, s_vec * tl.exp(m_vec - m)), axis=0)
     log_s = tl.log(s)
-    for start in range(0, n_cols, BLOCK_N):
+    # Second pass last chunk first: the most recently read chunks are the likeliest
+    # to still be in L2.
+    n_chunks = tl.cdiv(n_cols, BLOCK_N)
+    for i in range(0, n_chunks):
+        start = (n_chunks - 1 - i) * BLOCK_N
         offs = start + cols
         mask = offs < n_cols
         x = tl.load(x_row + offs * stride_xn, mask=mask, other=0.0)
@@ -94,11 +98,11 @@ def log_softmax_dim1(x):
                 BLOCK_M=block_m, BLOCK_N=block_n, num_warps=_warps(block_m * block_n),
             )
         else:
-            chunk = 64 if interp else 4096
+            chunk = 64 if interp else 8192
             _log_softmax_looped_kernel[(n_rows,)](
                 x2, out, n_cols,
                 x2.stride(0), x2.stride(1), out.stride(0), out.stride(1),
-                BLOCK_N=chunk, num_warps=8,
+                BLOCK_N=chunk, num_warps=16,
             )
     return out.view(moved_shape).movedim(-1, 1)
 

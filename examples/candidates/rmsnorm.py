@@ -45,7 +45,11 @@ def _rmsnorm_looped_kernel(
         x = tl.load(x_row + offs * stride_xn, mask=offs < n_cols, other=0.0)
         acc += x * x
     r = 1.0 / tl.sqrt(tl.sum(acc, axis=0) / n_cols + eps)
-    for start in range(0, n_cols, BLOCK_N):
+    # Second pass last chunk first: the most recently read chunks are the likeliest
+    # to still be in L2.
+    n_chunks = tl.cdiv(n_cols, BLOCK_N)
+    for i in range(0, n_chunks):
+        start = (n_chunks - 1 - i) * BLOCK_N
         offs = start + cols
         mask = offs < n_cols
         x = tl.load(x_row + offs * stride_xn, mask=mask, other=0.0)
@@ -81,10 +85,10 @@ def rmsnorm_lastdim(x, weight, eps):
             BLOCK_M=block_m, BLOCK_N=block_n, num_warps=_warps(block_m * block_n),
         )
     else:
-        chunk = 64 if interp else 4096
+        chunk = 64 if interp else 8192
         _rmsnorm_looped_kernel[(n_rows,)](
             x2, weight, out, n_cols, eps, *strides,
-            BLOCK_N=chunk, num_warps=8,
+            BLOCK_N=chunk, num_warps=16,
         )
     return out.view(x.shape)
 

@@ -74,7 +74,7 @@ def sum_dim1(x):
         block_n = min(128, triton.next_power_of_2(N))
         block_r = max(1, min(4096 // block_n, triton.next_power_of_2(max(R, 1))))
         sms = torch.cuda.get_device_properties(x.device).multi_processor_count
-        target_programs = 8 * sms
+        target_programs = 4 * sms
     base_programs = B * triton.cdiv(N, block_n)
     max_splits = max(1, triton.cdiv(R, block_r))
     splits = min(max_splits, max(1, triton.cdiv(target_programs, base_programs)))
@@ -91,7 +91,7 @@ def sum_dim1(x):
     _sum_mid_kernel[grid](
         x, dst, B, R, N, rows_per_split,
         x.stride(0), x.stride(1), x.stride(2), *strides,
-        BLOCK_R=block_r, BLOCK_N=block_n, num_warps=8,
+        BLOCK_R=block_r, BLOCK_N=block_n, num_warps=4,
     )
     if splits > 1:
         n = B * N

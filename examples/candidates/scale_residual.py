@@ -55,13 +55,16 @@ def _scale_residual_kernel(
 
 
 def scale_residual(x, y, w, b):
-    shape = torch.broadcast_shapes(x.shape, y.shape, w.shape, b.shape)
+    shape = x.shape
+    if y.shape != shape or w.shape != shape[-1:] or b.shape != shape[-1:]:
+        # Broadcast views (stride 0 where broadcast); the kernel takes the strides.
+        shape = torch.broadcast_shapes(x.shape, y.shape, w.shape, b.shape)
+        x, y = x.expand(shape), y.expand(shape)
+        w, b = w.expand(shape[-1:]), b.expand(shape[-1:])
     n_cols = shape[-1]
-    # Broadcast views (stride 0 where broadcast); the kernel takes the strides.
-    x2 = x.expand(shape).reshape(-1, n_cols)
-    y2 = y.expand(shape).reshape(-1, n_cols)
-    w1 = w.expand(n_cols)
-    b1 = b.expand(n_cols)
+    x2 = x.reshape(-1, n_cols)
+    y2 = y.reshape(-1, n_cols)
+    w1, b1 = w, b
     n_rows = x2.shape[0]
     out = torch.empty((n_rows, n_cols), device=x.device, dtype=torch.float32)
     if out.numel() == 0:

@@ -32,6 +32,9 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
                    help="target for the roofline (default: the detected GPU)")
     p.add_argument("--no-compile", action="store_true",
                    help="skip the torch.compile baseline")
+    p.add_argument("--allow-torch-outputs", action="store_true",
+                   help="accept outputs computed by PyTorch ops after the Triton kernels "
+                        "(by default every output must be memory a Triton kernel was given)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,6 +77,7 @@ def _opts(args: argparse.Namespace):
     return JudgeOptions(
         device=args.device, precision=args.precision, n_sets=args.sets, seed=args.seed,
         timeout_s=args.timeout, compile_baseline=not args.no_compile, target=args.target,
+        kernel_outputs=not args.allow_torch_outputs,
     )
 
 

@@ -65,6 +65,8 @@ class LaunchCounter:
 
     def __init__(self) -> None:
         self.count = 0
+        #: storage addresses of every tensor passed to a launched kernel
+        self.storages: set[tuple[str, int]] = set()
 
     @contextlib.contextmanager
     def active(self) -> Iterator[LaunchCounter]:
@@ -87,9 +89,17 @@ class LaunchCounter:
             result = original(fn_self, *args, **kwargs)
             if not kwargs.get("warmup", False):
                 counter.count += 1
+                for a in (*args, *kwargs.values()):
+                    if isinstance(a, torch.Tensor):
+                        counter.storages.add(storage_key(a))
             return result
 
         return run
+
+
+def storage_key(t: torch.Tensor) -> tuple[str, int]:
+    """Identifies the memory behind a tensor (views of one buffer share it)."""
+    return str(t.device), t.untyped_storage().data_ptr()
 
 
 def _launch_classes() -> list[type]:

@@ -28,6 +28,7 @@ class JudgeOptions:
     timing: bool = True
     compile_baseline: bool = True
     min_launches: int = 1
+    kernel_outputs: bool = True  # outputs must be buffers a Triton kernel was handed
     target: str | None = None  # for the roofline; default: the detected GPU
     gpu: int | None = None  # which GPU the worker may see
 
@@ -126,6 +127,7 @@ def judge_files(candidate: str | Path, ref: str | Path, opts: JudgeOptions | Non
         "timing": opts.timing,
         "compile": opts.compile_baseline,
         "min_launches": opts.min_launches,
+        "kernel_outputs": opts.kernel_outputs,
         "target": opts.target,
     }
     raw = run_in_worker(job, opts.timeout_s, gpu=opts.gpu)

@@ -21,7 +21,12 @@ from torch import nn
 
 from kernelcraft.errors import InputError
 from kernelcraft.measure.compare import Comparison, compare, flatten
-from kernelcraft.measure.instrument import LaunchCounter, PoisonAllocations, poison_device_cache
+from kernelcraft.measure.instrument import (
+    LaunchCounter,
+    PoisonAllocations,
+    poison_device_cache,
+    storage_key,
+)
 from kernelcraft.problem import (
     DISTRIBUTIONS,
     Problem,
@@ -50,6 +55,7 @@ class VerifyOptions:
     reduce: bool = True  # run at reduced sizes (always on CPU, where the interpreter runs)
     other_sizes: bool = True
     min_launches: int = 1
+    kernel_outputs: bool = True  # every output must be memory a Triton kernel was given
 
 
 @dataclass
@@ -244,6 +250,7 @@ class Verifier:
 
     def _call_candidate(self, cand: nn.Module, inputs: list[Any]) -> tuple[Any, int]:
         before = self.counter.count
+        self.counter.storages.clear()
         poison_device_cache(self.device)
         try:
             with torch.no_grad(), self.counter.active(), PoisonAllocations():
@@ -294,6 +301,13 @@ class Verifier:
                     if not ref_alias:
                         return self._fail(trial, "alias",
                                           f"output {i} shares memory with an input")
+        if self.opts.kernel_outputs and self.opts.min_launches > 0:
+            for i, o in enumerate(outs):
+                aliases_input = any(_overlaps(o, x) for x in _tensors(inputs))
+                if not aliases_input and storage_key(o) not in self.counter.storages:
+                    return self._fail(trial, "no-kernel",
+                                      f"output {i} was not written by a Triton kernel "
+                                      "(computed by PyTorch?)")
         cmp: Comparison = compare(out, r, r64, self.opts.precision)
         worst = cmp.worst
         if worst is not None:

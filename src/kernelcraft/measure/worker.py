@@ -39,6 +39,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         reduce=device == "cpu" or bool(job.get("reduce", False)),
         other_sizes=bool(job.get("other_sizes", True)),
         min_launches=int(job.get("min_launches", 1)),
+        kernel_outputs=bool(job.get("kernel_outputs", True)),
     )
     verdict = verify(problem, cand_cls, opts)
     result: dict[str, Any] = {

@@ -1,0 +1,27 @@
+"""Leaky ReLU with a configurable negative slope on a wide 2-D tensor."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self, negative_slope):
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x):
+        return F.leaky_relu(x, negative_slope=self.negative_slope)
+
+
+batch = 8192
+dim = 16384
+negative_slope = 0.05
+
+
+def get_inputs():
+    return [torch.randn(batch, dim)]
+
+
+def get_init_inputs():
+    return [negative_slope]

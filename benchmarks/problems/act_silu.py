@@ -1,0 +1,26 @@
+"""SiLU / swish (x * sigmoid(x)) on a 3-D activation."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return F.silu(x)
+
+
+batch = 32
+seq = 4096
+hidden = 1024
+
+
+def get_inputs():
+    return [torch.randn(batch, seq, hidden)]
+
+
+def get_init_inputs():
+    return []

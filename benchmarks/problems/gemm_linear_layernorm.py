@@ -1,0 +1,27 @@
+"""nn.Linear followed by nn.LayerNorm over the output features."""
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+        self.norm = nn.LayerNorm(out_features)
+
+    def forward(self, x):
+        return self.norm(self.linear(x))
+
+
+batch = 8192
+in_features = 4096
+out_features = 2048
+
+
+def get_inputs():
+    return [torch.randn(batch, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features]
