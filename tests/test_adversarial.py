@@ -51,6 +51,13 @@ ANY_REASON = frozenset(
     }
 )
 
+# Cheats also judged on CUDA when a GPU is present (where the caching allocator, streams and
+# compiled kernels differ from the CPU interpreter); the rest run on CPU only, to keep a GPU
+# run short (each CUDA judge call takes ~10 s).
+ALSO_ON_CUDA = frozenset(
+    {"memo_output", "alias_input", "inplace_input", "stale_empty", "partial_write", "hang"}
+)
+
 # (cheat file stem, problem file stem, accepted reasons, GPU only)
 CHEAT_TABLE: list[tuple[str, str, frozenset[str], bool]] = [
     ("memo_output", "softmax", frozenset({"repeat"}), False),
@@ -98,22 +105,22 @@ HONEST_TABLE: list[tuple[str, str]] = [
 def _cheat_params() -> list:
     params = []
     for cheat, problem, reasons, gpu_only in CHEAT_TABLE:
-        devices = ["cuda"] if gpu_only else ["cpu", "cuda"]
+        if gpu_only:
+            devices = ["cuda"]
+        elif cheat in ALSO_ON_CUDA:
+            devices = ["cpu", "cuda"]
+        else:
+            devices = ["cpu"]
         for device in devices:
             marks = [needs_cuda] if device == "cuda" else []
             params.append(
                 pytest.param(cheat, problem, reasons, device, id=f"{cheat}-{device}", marks=marks)
             )
     for cheat, (problem, why) in KNOWN_GAPS.items():
-        for device in ("cpu", "cuda"):
-            marks = [pytest.mark.xfail(reason=why, strict=False)]
-            if device == "cuda":
-                marks.append(needs_cuda)
-            params.append(
-                pytest.param(
-                    cheat, problem, ANY_REASON, device, id=f"{cheat}-{device}", marks=marks
-                )
-            )
+        marks = [pytest.mark.xfail(reason=why, strict=False)]
+        params.append(
+            pytest.param(cheat, problem, ANY_REASON, "cpu", id=f"{cheat}-cpu", marks=marks)
+        )
     return params
 
 

@@ -121,3 +121,57 @@ def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any]) -> st
     for r in flagged:
         lines.append(f"- FLAG {r['name']}: {'; '.join(r['flags'])}")
     return "\n".join(lines) + "\n"
+
+
+def generate_report(gen: Any, opts: Any) -> str:
+    """report.md of ``kernelcraft generate``: groups, templates, configs, judge verdict."""
+    lines = [f"<!-- kernelcraft report -->\n# {gen.problem.name}", ""]
+    lines.append(f"- targets: {', '.join(f'{t.arch} ({t.product})' for t in gen.targets)}")
+    lines.append(f"- precision mode: {opts.precision}")
+    lines.append(f"- module: `{gen.module_path.name}` ({len(gen.kernels)} generated kernels, "
+                 f"{sum(1 for g in gen.plan.groups if g.kind == 'extern')} extern ops)")
+    lines.append("")
+    lines.append("## Groups")
+    lines.append("")
+    lines.append("| group | kind | ops | config / reason |")
+    lines.append("|---|---|---|---|")
+    for g in gen.plan.groups:
+        if g.kind == "glue":
+            continue
+        k = gen.kernels.get(g.id)
+        detail = ", ".join(f"{a}={b}" for a, b in k.config.items()
+                           if not isinstance(b, dict)) if k else g.reason
+        kind = g.kind if k or g.kind == "extern" else f"{g.kind} (extern)"
+        lines.append(f"| {g.id} | {kind} | {g.describe()} | {detail} |")
+    lines.append("")
+    res = gen.judge
+    lines.append("## Verification")
+    lines.append("")
+    if res is None:
+        lines.append("Not judged (--no-judge).")
+    else:
+        lines.append(f"- {res.mode_note}")
+        lines.append(f"- correct: {'yes' if res.correct else 'NO (' + str(res.reason) + ')'}")
+        if res.detail:
+            lines.append(f"- detail: {res.detail}")
+        err = worst_error(res.verdict)
+        if err:
+            lines.append(f"- worst relative L2 error {err[0]:.2e} (tolerance {err[1]:.2e})")
+        if res.timing:
+            lines.append(f"- time: {_ms(res.ms('candidate'))} ms; eager {_ms(res.ms('eager'))} "
+                         f"ms ({_x(res.speedup_eager)}); torch.compile "
+                         f"{_ms(res.ms('compile'))} ms ({_x(res.speedup_compile)})")
+            pct = res.roofline.get("pct")
+            if pct is not None:
+                lines.append(f"- roofline: {pct:.0f}% ({res.roofline.get('bound')}-bound)")
+    if getattr(gen, "builds", None):
+        lines.append("")
+        lines.append("## Cross-compilation")
+        lines.append("")
+        lines.append("| kernel | target | ok | registers | spills | shared/LDS bytes | note |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for b in gen.builds:
+            lines.append(f"| {b['kernel']} | {b['target']} | {'yes' if b['ok'] else 'no'} | "
+                         f"{b.get('registers', '-')} | {b.get('spills', '-')} | "
+                         f"{b.get('shared', '-')} | {b.get('note', '')} |")
+    return "\n".join(lines) + "\n"

@@ -1,8 +1,10 @@
-"""Cheat (softmax): launches a trivial Triton kernel on a scratch buffer (satisfying a
-per-forward launch count) and computes the whole answer with torch.softmax. Nothing in
-the judge's listed checks rejects it yet: the test for it is an expected failure that
-documents the gap (it needs a check that the output was produced by kernel stores or
-that forward ran no torch compute ops)."""
+"""Cheat (softmax): launches a trivial Triton kernel that is given the output (and
+writes only a scratch buffer), satisfying both a per-forward launch count and a check
+that every output was passed to a kernel, then fills the output with torch.softmax.
+None of the judge's listed checks rejects it: the test for it is an expected failure
+that documents the gap (catching it needs to see that torch ops, not kernel stores,
+wrote the output, e.g. a dispatch mode that flags compute ops writing into memory that
+is returned, or a store-coverage record from the interpreter)."""
 
 import torch
 import torch.nn as nn
@@ -11,9 +13,10 @@ import triton.language as tl
 
 
 @triton.jit
-def _touch(p, BLOCK: tl.constexpr):
+def _touch(scratch_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    tl.store(p + offs, tl.zeros([BLOCK], dtype=tl.float32))
+    tl.store(scratch_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32))
+    # out_ptr is accepted and never written
 
 
 class ModelNew(nn.Module):
@@ -22,5 +25,7 @@ class ModelNew(nn.Module):
 
     def forward(self, x):
         scratch = torch.zeros(16, device=x.device, dtype=torch.float32)
-        _touch[(1,)](scratch, BLOCK=16)
-        return torch.softmax(x, dim=-1)
+        y = torch.empty_like(x)
+        _touch[(1,)](scratch, y, BLOCK=16)
+        y.copy_(torch.softmax(x, dim=-1))
+        return y

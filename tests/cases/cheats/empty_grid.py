@@ -1,6 +1,7 @@
-"""Cheat (softmax): "launches" a real kernel with an empty grid (zero programs, so
-nothing runs) and computes the answer with torch.softmax. A counter that counts calls
-into the launcher rather than programs actually run is fooled. Expected: "no-kernel"."""
+"""Cheat (softmax): "launches" the real kernel, output included, with an empty grid (zero
+programs, so nothing runs), then fills the output with torch.softmax. A launch counter
+that counts calls into the launcher rather than programs run is fooled, and so is a
+check that the output was passed to a kernel. Expected: "no-kernel"."""
 
 import torch
 import torch.nn as nn
@@ -28,4 +29,5 @@ class ModelNew(nn.Module):
         x2 = x.reshape(-1, n).contiguous()
         y = torch.empty_like(x2)
         _softmax_rows[(0,)](x2, y, n, x2.stride(0), y.stride(0), BLOCK=triton.next_power_of_2(n))
-        return torch.softmax(x, dim=-1)
+        y.copy_(torch.softmax(x2, dim=-1))
+        return y.view(x.shape)

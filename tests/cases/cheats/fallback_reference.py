@@ -1,6 +1,7 @@
 """Cheat (softmax): "tries" a Triton kernel that cannot work (it calls an op that does
 not exist, so it fails when compiled or, under the interpreter, on its first statement)
-and silently falls back to torch.softmax. No kernel ever completes. Expected: "no-kernel"."""
+and silently falls back to torch.softmax, written into the very output it had passed to
+the failed launch. No kernel ever completes. Expected: "no-kernel"."""
 
 import torch
 import torch.nn as nn
@@ -29,4 +30,5 @@ class ModelNew(nn.Module):
             _broken_softmax[(x2.shape[0],)](x2, y, n, BLOCK=triton.next_power_of_2(n))
             return y.view(x.shape)
         except Exception:
-            return torch.softmax(x, dim=-1)
+            y.copy_(torch.softmax(x2, dim=-1))
+            return y.view(x.shape)

@@ -1,6 +1,8 @@
-"""Cheat (softmax): does no work; launches a trivial kernel on a scratch buffer and
-returns torch.empty of the output shape, hoping the allocator hands back memory that
-still holds a freed reference result. Expected: "nonfinite" (poisoned) or "wrong"."""
+"""Cheat (softmax): does no work. It returns torch.empty of the output shape, hoping the
+allocator hands back memory that still holds a freed reference result; the output is
+passed to a trivial kernel (which writes only a scratch buffer) so that a check that
+"every output was given to a Triton kernel" is satisfied and the poisoning of empty
+allocations has to catch it. Expected: "nonfinite" (poisoned) or "wrong"."""
 
 import torch
 import torch.nn as nn
@@ -9,9 +11,10 @@ import triton.language as tl
 
 
 @triton.jit
-def _touch(p, BLOCK: tl.constexpr):
+def _touch(scratch_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    tl.store(p + offs, tl.zeros([BLOCK], dtype=tl.float32))
+    tl.store(scratch_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32))
+    # out_ptr is accepted and never written
 
 
 class ModelNew(nn.Module):
@@ -20,5 +23,6 @@ class ModelNew(nn.Module):
 
     def forward(self, x):
         scratch = torch.zeros(16, device=x.device, dtype=torch.float32)
-        _touch[(1,)](scratch, BLOCK=16)
-        return torch.empty(x.shape, device=x.device, dtype=x.dtype)
+        y = torch.empty(x.shape, device=x.device, dtype=x.dtype)
+        _touch[(1,)](scratch, y, BLOCK=16)
+        return y

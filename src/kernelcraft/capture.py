@@ -1,0 +1,290 @@
+"""Capture: a problem's Model -> a core-ATen FX graph with shapes, dtypes and strides.
+
+``torch.export`` with automatic dynamic dimensions keeps batch-like sizes symbolic (so the
+emitted module is shape-generic where the program is), then a decomposition table lowers
+composite ops (softmax, norms, activations, losses) to the primitives the templates know:
+pointwise ops, sum/mean/amax/amin/argmax/argmin reductions, matmuls and layout ops.
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from kernelcraft.errors import InputError
+
+aten = torch.ops.aten
+
+
+@dataclass
+class Captured:
+    """The exported program and how its placeholders map to the module's state."""
+
+    gm: torch.fx.GraphModule
+    param_of: dict[str, str]  # placeholder name -> parameter/buffer FQN
+    user_inputs: list[str]
+    #: graph output index -> buffer FQN it updates (BatchNorm running stats in training)
+    mutations: dict[int, str] = field(default_factory=dict)
+    n_user_outputs: int = 1
+    out_spec: Any = None
+    example_inputs: list[Any] = field(default_factory=list)
+
+    @property
+    def graph(self) -> torch.fx.Graph:
+        return self.gm.graph
+
+
+# ------------------------------------------------------------ decompositions
+def _layer_norm(x, normalized_shape, weight, bias, eps):
+    dims = list(range(x.dim() - len(normalized_shape), x.dim()))
+    mean = torch.mean(x, dims, keepdim=True)
+    xc = x - mean
+    var = torch.mean(xc * xc, dims, keepdim=True)
+    rstd = torch.rsqrt(var + eps)
+    out = xc * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out, mean, rstd
+
+
+def _group_norm(x, weight, bias, n, c, hw, group, eps):
+    shape = x.shape
+    xg = x.reshape(shape[0], group, -1)
+    mean = torch.mean(xg, [2], keepdim=True)
+    xc = xg - mean
+    var = torch.mean(xc * xc, [2], keepdim=True)
+    rstd = torch.rsqrt(var + eps)
+    out = (xc * rstd).reshape(shape)
+    bshape = [1, shape[1]] + [1] * (x.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(bshape)
+    if bias is not None:
+        out = out + bias.reshape(bshape)
+    return out, mean.reshape(shape[0], group), rstd.reshape(shape[0], group)
+
+
+def _batch_norm_functional(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    dims = [0] + list(range(2, x.dim()))
+    bshape = [1, x.shape[1]] + [1] * (x.dim() - 2)
+    if training:
+        mean = torch.mean(x, dims, keepdim=True)
+        xc = x - mean
+        var = torch.mean(xc * xc, dims, keepdim=True)
+        count = x.numel() // x.shape[1]
+        unbiased = var * (count / max(count - 1, 1))
+        new_rm = running_mean * (1 - momentum) + mean.reshape(-1) * momentum
+        new_rv = running_var * (1 - momentum) + unbiased.reshape(-1) * momentum
+    else:
+        mean = running_mean.reshape(bshape)
+        var = running_var.reshape(bshape)
+        xc = x - mean
+        new_rm, new_rv = running_mean, running_var
+    rstd = torch.rsqrt(var + eps)
+    out = xc * rstd
+    if weight is not None:
+        out = out * weight.reshape(bshape)
+    if bias is not None:
+        out = out + bias.reshape(bshape)
+    return out, mean.reshape(-1), rstd.reshape(-1), new_rm, new_rv
+
+
+def _batch_norm_no_training(x, weight, bias, running_mean, running_var, momentum, eps):
+    out, m, r, _, _ = _batch_norm_functional(
+        x, weight, bias, running_mean, running_var, False, momentum, eps
+    )
+    return out, m, r
+
+
+def _gelu(x, approximate="none"):
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1.0 + torch.tanh(inner))
+    return 0.5 * x * (1.0 + torch.erf(x * (1.0 / math.sqrt(2.0))))
+
+
+def _silu(x):
+    return x * torch.sigmoid(x)
+
+
+def _mish(x):
+    return x * torch.tanh(torch.nn.functional.softplus(x))
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    scaled = x * beta
+    return torch.where(scaled > threshold, x, torch.log1p(torch.exp(scaled)) / beta)
+
+
+def _hardswish(x):
+    return x * torch.clamp(x + 3.0, 0.0, 6.0) / 6.0
+
+
+def _hardsigmoid(x):
+    return torch.clamp(x + 3.0, 0.0, 6.0) / 6.0
+
+
+def _leaky_relu(x, negative_slope=0.01):
+    return torch.where(x > 0, x, x * negative_slope)
+
+
+def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    return torch.where(x > 0, x * scale, torch.expm1(x * input_scale) * (alpha * scale))
+
+
+def _log_softmax(x, dim, half_to_float):
+    m = torch.amax(x, dim, keepdim=True)
+    shifted = x - m
+    return shifted - torch.log(torch.sum(torch.exp(shifted), dim, keepdim=True))
+
+
+def _softmax(x, dim, half_to_float):
+    m = torch.amax(x, dim, keepdim=True)
+    e = torch.exp(x - m)
+    return e / torch.sum(e, dim, keepdim=True)
+
+
+def _logsumexp(x, dim, keepdim=False):
+    m = torch.amax(x, dim, keepdim=True)
+    m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
+    out = torch.log(torch.sum(torch.exp(x - m), dim, keepdim=True)) + m
+    return out if keepdim else out.squeeze(dim)
+
+
+def _var(x, dim=None, *, correction=None, keepdim=False):
+    dims = list(range(x.dim())) if dim is None else list(dim)
+    mean = torch.mean(x, dims, keepdim=True)
+    xc = x - mean
+    count = 1
+    for d in dims:
+        count = count * x.shape[d]
+    corr = 1 if correction is None else correction
+    out = torch.sum(xc * xc, dims, keepdim=keepdim) / (count - corr)
+    return out
+
+
+def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if ord != 2:
+        raise NotImplementedError  # left to PyTorch
+    dims = list(range(x.dim())) if dim is None else list(dim)
+    return torch.sqrt(torch.sum(x * x, dims, keepdim=keepdim))
+
+
+def _max_dim(x, dim, keepdim=False):
+    return torch.amax(x, [dim], keepdim=keepdim), torch.argmax(x, dim, keepdim=keepdim)
+
+
+def _min_dim(x, dim, keepdim=False):
+    return torch.amin(x, [dim], keepdim=keepdim), torch.argmin(x, dim, keepdim=keepdim)
+
+
+def _hardtanh(x, min_val=-1.0, max_val=1.0):
+    return torch.clamp(x, min_val, max_val)
+
+
+def _batch_norm_no_stats(x, weight, bias, training, momentum, eps):
+    dims = [0] + list(range(2, x.dim()))
+    bshape = [1, x.shape[1]] + [1] * (x.dim() - 2)
+    mean = torch.mean(x, dims, keepdim=True)
+    xc = x - mean
+    var = torch.mean(xc * xc, dims, keepdim=True)
+    rstd = torch.rsqrt(var + eps)
+    out = xc * rstd
+    if weight is not None:
+        out = out * weight.reshape(bshape)
+    if bias is not None:
+        out = out + bias.reshape(bshape)
+    return out, mean.reshape(-1), rstd.reshape(-1)
+
+
+def decomposition_table() -> dict[Any, Any]:
+    """Core ATen decompositions plus kernelcraft's own for ops its templates fuse."""
+    from torch.export import default_decompositions
+
+    table = dict(default_decompositions())
+    ours = {
+        aten.native_layer_norm.default: _layer_norm,
+        aten.native_group_norm.default: _group_norm,
+        aten._native_batch_norm_legit_functional.default: _batch_norm_functional,
+        aten._native_batch_norm_legit_no_training.default: _batch_norm_no_training,
+        aten.gelu.default: _gelu,
+        aten.silu.default: _silu,
+        aten.mish.default: _mish,
+        aten.softplus.default: _softplus,
+        aten.hardswish.default: _hardswish,
+        aten.hardsigmoid.default: _hardsigmoid,
+        aten.leaky_relu.default: _leaky_relu,
+        aten.elu.default: _elu,
+        aten._softmax.default: _softmax,
+        aten._log_softmax.default: _log_softmax,
+        aten.logsumexp.default: _logsumexp,
+        aten.var.correction: _var,
+        aten.linalg_vector_norm.default: _vector_norm,
+        aten.max.dim: _max_dim,
+        aten.min.dim: _min_dim,
+        aten.hardtanh.default: _hardtanh,
+        aten._native_batch_norm_legit.no_stats: _batch_norm_no_stats,
+    }
+    table.update(ours)
+    return table
+
+
+# ------------------------------------------------------------------ capture
+def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Captured:
+    """Export ``model`` on ``inputs`` (real or fake tensors) and decompose to core ATen."""
+    from torch.export import Dim, export
+
+    dyn = tuple(
+        {i: Dim.AUTO for i in range(x.dim())} if isinstance(x, torch.Tensor) else None
+        for x in inputs
+    )
+    try:
+        ep = export(model, tuple(inputs), dynamic_shapes=dyn)
+    except Exception as exc:  # noqa: BLE001 - any export failure is reported the same way
+        raise InputError(f"{name}: cannot capture the program: {_where(exc)}") from exc
+    try:
+        ep = ep.run_decompositions(decomposition_table())
+    except Exception as exc:  # noqa: BLE001
+        raise InputError(f"{name}: cannot decompose the program: {_where(exc)}") from exc
+    sig = ep.graph_signature
+    param_of = dict(sig.inputs_to_parameters)
+    param_of.update(sig.inputs_to_buffers)
+    for const_name, fqn in getattr(sig, "inputs_to_lifted_tensor_constants", {}).items():
+        param_of[const_name] = fqn
+    outputs = list(sig.output_specs)
+    mutations = {}
+    n_user = 0
+    for i, spec in enumerate(outputs):
+        kind = spec.kind.name
+        if kind == "BUFFER_MUTATION":
+            mutations[i] = spec.target
+        elif kind == "USER_OUTPUT":
+            n_user += 1
+        else:
+            raise InputError(f"{name}: unsupported program output kind {kind}")
+    return Captured(
+        gm=ep.graph_module,
+        param_of=param_of,
+        user_inputs=list(sig.user_inputs),
+        mutations=mutations,
+        n_user_outputs=n_user,
+        out_spec=ep.call_spec.out_spec,
+        example_inputs=list(inputs),
+    )
+
+
+def _where(exc: BaseException) -> str:
+    """The exception's first line, plus the user's source line when the trace names one."""
+    msg = str(exc).strip().splitlines()
+    first = f"{type(exc).__name__}: {msg[0] if msg else ''}"
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if "site-packages" not in frame.filename and "kernelcraft" not in frame.filename:
+            return f"{first} (at {frame.filename}:{frame.lineno})"
+    return first

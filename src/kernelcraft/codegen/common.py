@@ -1,0 +1,119 @@
+"""Shared pieces of the emitters: operand expressions, pointwise lowering, index math.
+
+Every generated kernel addresses its operands through runtime sizes and strides. Index
+arithmetic is emitted for a fixed maximum rank with compile-time guards (``NDIM``), and
+the Python wrapper coalesces dimensions first, so a contiguous tensor costs one dimension.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from kernelcraft.codegen.ops import POINTWISE, TL_DTYPE, literal, op_name
+from kernelcraft.plan import val
+
+#: Largest rank of a domain after coalescing that the kernels index (more is rare).
+MAX_RANK = 6
+
+
+@dataclass
+class Operand:
+    """An external input of a group as the kernel sees it."""
+
+    node: fx.Node
+    name: str  # kernel argument / variable stem
+    ctx: str  # full | keep | scalar
+    tensor: bool = True
+
+
+@dataclass
+class KernelSource:
+    """What an emitter returns: Triton source, the wrapper source, and its names."""
+
+    kernel_name: str
+    wrapper_name: str
+    source: str  # @triton.jit kernel(s)
+    wrapper: str  # Python wrapper that allocates outputs and launches
+    inputs: list[fx.Node] = field(default_factory=list)  # wrapper arguments, in order
+    outputs: list[fx.Node] = field(default_factory=list)  # wrapper results, in order
+    config: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def tl_dtype(n: fx.Node) -> str:
+    return TL_DTYPE[val(n).dtype]
+
+
+def var(n: fx.Node) -> str:
+    return f"v_{n.name}"
+
+
+def operand_expr(a: Any, env: dict[fx.Node, str]) -> str:
+    """The Triton expression of an op argument: a computed value or a literal."""
+    if isinstance(a, fx.Node):
+        return env[a]
+    if isinstance(a, torch.dtype):
+        return TL_DTYPE[a]
+    return literal(a)
+
+
+def lower_pointwise(n: fx.Node, env: dict[fx.Node, str]) -> str:
+    """One pointwise node as ``v = expr`` with its result cast to the node's dtype."""
+    name = op_name(n.target)
+    fn = POINTWISE[name]
+    args = [operand_expr(a, env) for a in n.args]
+    kwargs = {k: (operand_expr(v, env) if isinstance(v, fx.Node) else v)
+              for k, v in n.kwargs.items() if k not in ("memory_format", "dtype")}
+    if name in ("clamp",) and len(args) > 1:
+        lo = n.args[1] if len(n.args) > 1 else n.kwargs.get("min")
+        hi = n.args[2] if len(n.args) > 2 else n.kwargs.get("max")
+        expr = fn(args[0], _opt(lo, env), _opt(hi, env))
+    elif name == "clamp":
+        expr = fn(args[0], _opt(n.kwargs.get("min"), env), _opt(n.kwargs.get("max"), env))
+    elif name == "pow":
+        expr = fn(args[0], n.args[1])
+    elif name in ("add", "sub", "rsub") and len(n.args) > 2:
+        expr = fn(args[0], args[1], alpha=n.args[2])
+    else:
+        expr = fn(*args, **kwargs)
+    out_dt = tl_dtype(n)
+    return f"{var(n)} = ({expr}).to({out_dt})"
+
+
+def _opt(v: Any, env: dict[fx.Node, str]) -> str | None:
+    if v is None:
+        return None
+    return operand_expr(v, env)
+
+
+def decompose_lines(idx: str, prefix: str, size_prefix: str, rank: int, ndim_name: str,
+                    indent: str) -> list[str]:
+    """Split a linear index into per-dimension indices, innermost dimension last.
+
+    Dimension d of ``rank`` exists when ``d >= rank - NDIM`` (shapes are padded in front);
+    the guards are compile-time so unused dimensions cost nothing.
+    """
+    lines = [f"{indent}_rem = {idx}"]
+    for d in reversed(range(rank)):
+        lines.append(f"{indent}if {ndim_name} > {rank - 1 - d}:")
+        lines.append(f"{indent}    {prefix}{d} = _rem % {size_prefix}{d}")
+        lines.append(f"{indent}    _rem = _rem // {size_prefix}{d}")
+    return lines
+
+
+def offset_lines(target: str, prefix: str, stride_prefix: str, rank: int, ndim_name: str,
+                 base: str, indent: str) -> list[str]:
+    """``target = sum_d idx_d * stride_d`` over the dimensions that exist."""
+    lines = [f"{indent}{target} = {base}"]
+    for d in range(rank):
+        lines.append(f"{indent}if {ndim_name} > {rank - 1 - d}:")
+        lines.append(f"{indent}    {target} += {prefix}{d} * {stride_prefix}{d}")
+    return lines
+
+
+def signature(names: list[str]) -> str:
+    return ", ".join(names)

@@ -1,0 +1,240 @@
+"""Core ATen pointwise and reduction ops -> Triton expressions.
+
+Each pointwise lowering takes its operands as Triton expression strings (tensor operands
+already loaded, scalars as literals) and returns an expression. Math the Triton core has
+no accurate primitive for (tanh, log1p, expm1) is written out here so that strict fp32
+holds on every backend.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+aten = torch.ops.aten
+
+#: torch dtype -> Triton dtype name
+TL_DTYPE = {
+    torch.float32: "tl.float32",
+    torch.float16: "tl.float16",
+    torch.bfloat16: "tl.bfloat16",
+    torch.float64: "tl.float64",
+    torch.int64: "tl.int64",
+    torch.int32: "tl.int32",
+    torch.int16: "tl.int16",
+    torch.int8: "tl.int8",
+    torch.uint8: "tl.uint8",
+    torch.bool: "tl.int1",
+}
+
+
+def literal(value: Any) -> str:
+    """A Python scalar as Triton source."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "float('inf')" if value > 0 else "float('-inf')"
+        if math.isnan(value):
+            return "float('nan')"
+        return repr(value)
+    return repr(value)
+
+
+def _bin(op: str) -> Callable[..., str]:
+    return lambda a, b, **_: f"({a} {op} {b})"
+
+
+def _add(a: str, b: str, alpha: Any = 1, **_: Any) -> str:
+    return f"({a} + {b})" if alpha in (1, 1.0) else f"({a} + {literal(alpha)} * {b})"
+
+
+def _sub(a: str, b: str, alpha: Any = 1, **_: Any) -> str:
+    return f"({a} - {b})" if alpha in (1, 1.0) else f"({a} - {literal(alpha)} * {b})"
+
+
+def _div(a: str, b: str, rounding_mode: str | None = None, **_: Any) -> str:
+    if rounding_mode == "floor":
+        return f"tl.floor({a} / {b})"
+    if rounding_mode == "trunc":
+        return f"_kc_trunc({a} / {b})"
+    return f"({a} / {b})"
+
+
+def _clamp(a: str, lo: Any = None, hi: Any = None, **_: Any) -> str:
+    out = a
+    if lo is not None:
+        out = f"tl.where({out} < {lo}, {lo}, {out})"
+    if hi is not None:
+        out = f"tl.where({out} > {hi}, {hi}, {out})"
+    return out
+
+
+def _pow(a: str, exp: Any, **_: Any) -> str:
+    if isinstance(exp, str):
+        raise NotImplementedError("pow with a tensor exponent")
+    if exp == 2:
+        return f"({a} * {a})"
+    if exp == 3:
+        return f"({a} * {a} * {a})"
+    if exp == 1:
+        return a
+    if exp == 0.5:
+        return f"tl.sqrt({a})"
+    if exp == -1:
+        return f"(1.0 / {a})"
+    if exp == -0.5:
+        return f"tl.rsqrt({a})"
+    raise NotImplementedError(f"pow with exponent {exp}")
+
+
+def _maximum(a: str, b: str, **_: Any) -> str:
+    return f"tl.maximum({a}, {b}, propagate_nan=tl.PropagateNan.ALL)"
+
+
+def _minimum(a: str, b: str, **_: Any) -> str:
+    return f"tl.minimum({a}, {b}, propagate_nan=tl.PropagateNan.ALL)"
+
+
+#: aten overload packet name -> lowering(*operands, **kwargs) -> expression
+POINTWISE: dict[str, Callable[..., str]] = {
+    "add": _add,
+    "sub": _sub,
+    "rsub": lambda a, b, alpha=1, **_: _sub(b, a, alpha),
+    "mul": _bin("*"),
+    "div": _div,
+    "neg": lambda a, **_: f"(-{a})",
+    "exp": lambda a, **_: f"tl.exp({a})",
+    "exp2": lambda a, **_: f"tl.exp2({a})",
+    "log": lambda a, **_: f"tl.log({a})",
+    "log2": lambda a, **_: f"tl.log2({a})",
+    "log1p": lambda a, **_: f"_kc_log1p({a})",
+    "expm1": lambda a, **_: f"_kc_expm1({a})",
+    "sqrt": lambda a, **_: f"tl.sqrt({a})",
+    "rsqrt": lambda a, **_: f"tl.rsqrt({a})",
+    "reciprocal": lambda a, **_: f"(1.0 / {a})",
+    "abs": lambda a, **_: f"tl.abs({a})",
+    "sin": lambda a, **_: f"tl.sin({a})",
+    "cos": lambda a, **_: f"tl.cos({a})",
+    "tanh": lambda a, **_: f"_kc_tanh({a})",
+    "erf": lambda a, **_: f"tl.math.erf({a})",
+    "sigmoid": lambda a, **_: f"tl.sigmoid({a})",
+    "relu": lambda a, **_: f"tl.where({a} > 0, {a}, 0.0)",
+    "floor": lambda a, **_: f"tl.floor({a})",
+    "ceil": lambda a, **_: f"tl.ceil({a})",
+    "sign": lambda a, **_: f"tl.where({a} > 0, 1.0, tl.where({a} < 0, -1.0, 0.0))",
+    "clamp": _clamp,
+    "clamp_min": lambda a, lo, **_: _clamp(a, lo, None),
+    "clamp_max": lambda a, hi, **_: _clamp(a, None, hi),
+    "pow": _pow,
+    "maximum": _maximum,
+    "minimum": _minimum,
+    "where": lambda c, a, b, **_: f"tl.where({c}, {a}, {b})",
+    "gt": _bin(">"),
+    "lt": _bin("<"),
+    "ge": _bin(">="),
+    "le": _bin("<="),
+    "eq": _bin("=="),
+    "ne": _bin("!="),
+    "logical_and": _bin("&"),
+    "logical_or": _bin("|"),
+    "logical_not": lambda a, **_: f"({a} == 0)",
+    "bitwise_not": lambda a, **_: f"(~{a})",
+    "isnan": lambda a, **_: f"({a} != {a})",
+    "isinf": lambda a, **_: f"(tl.abs({a}) == float('inf'))",
+    "clone": lambda a, **_: a,
+    "_to_copy": lambda a, **_: a,  # the cast to the node's dtype is applied by the caller
+    "lift_fresh_copy": lambda a, **_: a,
+}
+
+#: reductions the row template computes, with the identity padding lanes take
+REDUCTIONS: dict[str, str] = {
+    "sum": "0.0",
+    "mean": "0.0",
+    "amax": "float('-inf')",
+    "amin": "float('inf')",
+    "argmax": "float('-inf')",
+    "argmin": "float('inf')",
+}
+
+#: Triton helpers the lowerings above refer to; emitted once per module.
+HELPERS = '''
+@triton.jit
+def _kc_tanh(x):
+    # tanh with fp32-class accuracy: odd Taylor series near 0, exp form elsewhere.
+    ax = tl.abs(x)
+    z = ax * ax
+    small = ax * (1.0 + z * (-1.0 / 3.0 + z * (2.0 / 15.0 + z * (-17.0 / 315.0 + z * (
+        62.0 / 2835.0 + z * (-1382.0 / 155925.0 + z * (21844.0 / 6081075.0)))))))
+    e = tl.exp(-2.0 * tl.minimum(ax, 30.0))
+    large = (1.0 - e) / (1.0 + e)
+    r = tl.where(ax < 0.25, small, large)
+    r = tl.where(x < 0, -r, r)
+    return tl.where(x != x, x, r)
+
+
+@triton.jit
+def _kc_log1p(x):
+    u = 1.0 + x
+    d = u - 1.0
+    safe = tl.where(d == 0.0, 1.0, d)
+    r = tl.log(u) * (x / safe)
+    return tl.where(d == 0.0, x, tl.where(u == float('inf'), u, r))
+
+
+@triton.jit
+def _kc_expm1(x):
+    u = tl.exp(x)
+    lu = tl.log(u)
+    safe = tl.where(lu == 0.0, 1.0, lu)
+    r = (u - 1.0) * (x / safe)
+    r = tl.where(u == 1.0, x, r)
+    r = tl.where(x > 20.0, u - 1.0, r)
+    return tl.where(x < -20.0, -1.0 + 0.0 * x, r)
+
+
+@triton.jit
+def _kc_trunc(x):
+    return tl.where(x < 0, tl.ceil(x), tl.floor(x))
+'''
+
+
+def op_name(target: Any) -> str:
+    """The overload packet name of an aten op (``aten.add.Tensor`` -> ``add``)."""
+    packet = getattr(target, "overloadpacket", None)
+    if packet is not None:
+        return packet.__name__
+    return getattr(target, "__name__", str(target))
+
+
+def is_pointwise(target: Any) -> bool:
+    return isinstance(target, torch._ops.OpOverload) and op_name(target) in POINTWISE
+
+
+def is_reduction(target: Any) -> bool:
+    return isinstance(target, torch._ops.OpOverload) and op_name(target) in REDUCTIONS
+
+
+MATMULS = {"mm", "addmm", "bmm"}
+
+
+def is_matmul(target: Any) -> bool:
+    return isinstance(target, torch._ops.OpOverload) and op_name(target) in MATMULS
+
+
+VIEWS = {
+    "view", "_unsafe_view", "reshape", "permute", "expand", "unsqueeze", "squeeze", "t",
+    "transpose", "slice", "select", "split_with_sizes", "split", "alias", "as_strided",
+    "unbind", "detach", "unfold",
+}
+
+
+def is_view(target: Any) -> bool:
+    import operator
+
+    if target is operator.getitem:
+        return True
+    return isinstance(target, torch._ops.OpOverload) and op_name(target) in VIEWS

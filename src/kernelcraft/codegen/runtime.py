@@ -1,0 +1,116 @@
+"""Python helpers the emitted module carries (its source is copied into kernel.py).
+
+Kept free of kernelcraft imports so that the generated module needs only torch and triton.
+"""
+
+import torch
+
+_KC_MAX_RANK = 6
+
+
+def _kc_coalesce(sizes, strides_list, rank=_KC_MAX_RANK):
+    """Merge dimensions every operand walks contiguously; pad in front to ``rank``.
+
+    Returns (sizes, strides per operand, ndim). Size-1 dimensions are dropped first.
+    """
+    dims = [i for i, s in enumerate(sizes) if s != 1]
+    out_sizes = []
+    out_strides = [[] for _ in strides_list]
+    for d in dims:
+        if out_sizes and all(
+            st[-1] == strides[d] * sizes[d] for st, strides in zip(out_strides, strides_list)
+        ):
+            out_sizes[-1] *= sizes[d]
+            for st, strides in zip(out_strides, strides_list):
+                st[-1] = strides[d]
+        else:
+            out_sizes.append(sizes[d])
+            for st, strides in zip(out_strides, strides_list):
+                st.append(strides[d])
+    if len(out_sizes) > rank:
+        raise ValueError(f"kernelcraft: rank {len(out_sizes)} > {rank} after coalescing")
+    ndim = len(out_sizes)
+    pad = rank - ndim
+    out_sizes = [1] * pad + out_sizes
+    out_strides = [[0] * pad + st for st in out_strides]
+    return out_sizes, out_strides, ndim
+
+
+def _kc_view_as(x, shape, rdims=None):
+    """``x`` broadcast to ``shape``; a reduced value without its reduced dims gets them back."""
+    if rdims is not None and x.dim() == len(shape) - len(rdims) and len(rdims) > 0:
+        for d in sorted(rdims):
+            x = x.unsqueeze(d)
+    return x.expand(shape)
+
+
+def _kc_dot_precision(t, table):
+    """input_precision for fp32 dots on t's device: exact on the interpreter, else per arch."""
+    if t.device.type == "cpu":
+        return "ieee"
+    if getattr(torch.version, "hip", None):
+        return table.get("hip", "ieee")
+    return table.get("cuda", "ieee")
+
+
+def _kc_on_cpu(t):
+    return t.device.type == "cpu"
+
+
+def _kc_prod(xs):
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def _kc_reshape(x, cin, chint, cout, sym):
+    """View ``x`` as the captured view did, with sizes re-derived from x's actual sizes.
+
+    ``cin``/``chint`` are the input and output sizes the program was captured with, ``cout``
+    the output sizes as the program computes them now (exact for symbolic dims, flagged in
+    ``sym``; captured constants otherwise). Dimensions are matched in chunks of equal
+    captured products: a merge takes the product of x's dims, a split keeps its symbolic
+    parts and lets its largest constant part absorb any change. So a view written for one
+    hidden size still serves a model built with another.
+    """
+    act = list(x.shape)
+    if list(cin) == act:
+        return x.reshape(list(cout))
+    out = []
+    i = j = 0
+    while i < len(cin) or j < len(chint):
+        ins, outs = [], []
+        pi = po = 1
+        while True:
+            if pi <= po and i < len(cin):
+                ins.append(i)
+                pi *= cin[i]
+                i += 1
+            elif j < len(chint):
+                outs.append(j)
+                po *= chint[j]
+                j += 1
+            else:
+                break
+            if pi == po and (i >= len(cin) or cin[i] != 1) and (j >= len(chint) or chint[j] != 1):
+                break
+        total = _kc_prod(act[k] for k in ins)
+        if len(outs) == 1:
+            out.append(cout[outs[0]] if sym[outs[0]] else total)
+        elif outs:
+            sizes = [cout[k] for k in outs]
+            fixed = [k for k in range(len(outs)) if not sym[outs[k]]]
+            if fixed:
+                free = max(fixed, key=lambda k: sizes[k])
+                rest = _kc_prod(s for k, s in enumerate(sizes) if k != free)
+                sizes[free] = total // max(rest, 1)
+            out.extend(sizes)
+    return x.reshape(out)
+
+
+def _kc_state(module, fqn):
+    try:
+        return module.get_parameter(fqn)
+    except AttributeError:
+        return module.get_buffer(fqn)

@@ -1,0 +1,166 @@
+"""``kernelcraft generate``: problem file -> kernel.py + report, checked by the judge.
+
+capture (full sizes, on the meta device: no memory) -> plan -> codegen per group (a group
+a template cannot take becomes extern, with the reason) -> export -> judge.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kernelcraft.capture import capture
+from kernelcraft.codegen.common import KernelSource
+from kernelcraft.errors import InputError
+from kernelcraft.export import emit_module, write_new
+from kernelcraft.plan import FusionOptions, Group, Plan, build_plan
+from kernelcraft.problem import Problem, load_problem
+from kernelcraft.target import Target, resolve_many
+
+
+@dataclass
+class GenerateOptions:
+    targets: str = "sm_90"
+    precision: str = "fp32"
+    out_dir: Path = Path("out")
+    device: str | None = None  # where the judge runs (default: cuda if present)
+    judge: bool = True
+    timeout_s: float = 900.0
+    fusion: FusionOptions = field(default_factory=FusionOptions)
+
+
+@dataclass
+class Generated:
+    problem: Problem
+    plan: Plan
+    kernels: dict[int, KernelSource]
+    module_path: Path
+    report_path: Path | None = None
+    judge: Any = None
+    targets: list[Target] = field(default_factory=list)
+    extern_reasons: dict[int, str] = field(default_factory=dict)
+    builds: list[dict[str, Any]] = field(default_factory=list)
+
+
+def dot_precisions(targets: list[Target], precision: str) -> dict[str, str]:
+    """input_precision of fp32 dots per backend: strict mode emulates fp32 on tensor cores."""
+    table: dict[str, str] = {}
+    for t in targets:
+        if precision == "tf32" and "tf32" in t.dot_precisions:
+            choice = "tf32"
+        else:
+            prefs = ("bf16x3", "tf32x3", "bf16x6", "ieee")
+            choice = next(p for p in prefs if p in t.dot_precisions)
+        table.setdefault(t.backend, choice)
+    table.setdefault("cuda", "bf16x3")
+    table.setdefault("hip", "bf16x3")
+    return table
+
+
+def emit_group(g: Group, target: Target) -> KernelSource:
+    from kernelcraft.codegen.matmul import emit_matmul
+    from kernelcraft.codegen.pointwise import emit_pointwise
+    from kernelcraft.codegen.reduction import emit_reduction
+
+    if g.kind == "pointwise":
+        return emit_pointwise(g)
+    if g.kind == "reduction":
+        return emit_reduction(g, target)
+    if g.kind == "matmul":
+        return emit_matmul(g, target)
+    raise NotImplementedError(g.kind)
+
+
+def build(problem: Problem, opts: GenerateOptions) -> tuple[Any, Plan, dict[int, KernelSource],
+                                                            dict[int, str]]:
+    targets = resolve_many(opts.targets)
+    init = problem.init_inputs(0)
+    with torch.device("meta"):
+        model = problem.make_model(init, 0)
+        inputs = problem.template_inputs(0)
+    inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in inputs]
+    cap = capture(model, inputs, problem.name)
+    plan = build_plan(cap.gm, opts.fusion)
+    kernels: dict[int, KernelSource] = {}
+    reasons: dict[int, str] = {}
+    for g in plan.groups:
+        if not g.is_kernel:
+            if g.kind == "extern":
+                reasons[g.id] = g.reason
+            continue
+        try:
+            kernels[g.id] = emit_group(g, targets[0])
+        except NotImplementedError as exc:
+            g.reason = f"{g.kind} template cannot take it: {exc}"
+            g.kind = "extern"
+            reasons[g.id] = g.reason
+    return cap, plan, kernels, reasons
+
+
+def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
+    problem = load_problem(problem_path)
+    targets = resolve_many(opts.targets)
+    if opts.precision not in ("fp32", "tf32", "bf16", "fp16"):
+        raise InputError(f"unknown precision {opts.precision!r}")
+    cap, plan, kernels, reasons = build(problem, opts)
+    out = Path(opts.out_dir) / problem.name
+    out.mkdir(parents=True, exist_ok=True)
+    source = Path(problem_path).read_text()
+    header = f"Targets: {', '.join(t.arch for t in targets)}; precision {opts.precision}."
+    text = emit_module(source, problem.name, cap, plan, kernels,
+                       dot_precisions(targets, opts.precision), header)
+    module_path = out / "kernel.py"
+    write_new(module_path, text)
+    gen = Generated(problem, plan, kernels, module_path, targets=targets,
+                    extern_reasons=reasons)
+    if opts.judge:
+        gen.judge = judge_generated(gen, opts)
+    from kernelcraft.report import generate_report
+
+    report = generate_report(gen, opts)
+    gen.report_path = out / "report.md"
+    write_new(gen.report_path, report)
+    write_new(out / "report.json", json.dumps(_report_json(gen, opts), indent=2, default=str))
+    return gen
+
+
+def judge_generated(gen: Generated, opts: GenerateOptions) -> Any:
+    from kernelcraft.measure.judge import JudgeOptions, judge_files
+
+    outputs_by_kernels = True
+    for n in gen.plan.graph.nodes:
+        if n.op == "output":
+            for a in n.all_input_nodes:
+                g = gen.plan.group_of.get(a)
+                if g is None or g.id not in gen.kernels:
+                    outputs_by_kernels = False
+    jopts = JudgeOptions(
+        device=opts.device,
+        precision=opts.precision,
+        timeout_s=opts.timeout_s,
+        min_launches=len(gen.kernels),
+        kernel_outputs=outputs_by_kernels,
+        target=None,
+    )
+    return judge_files(gen.module_path, gen.problem.path, jopts)
+
+
+def _report_json(gen: Generated, opts: GenerateOptions) -> dict[str, Any]:
+    return {
+        "problem": str(gen.problem.path),
+        "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "targets": [t.arch for t in gen.targets],
+        "precision": opts.precision,
+        "groups": [
+            {"id": g.id, "kind": g.kind, "ops": g.describe(), "reason": g.reason,
+             "config": gen.kernels[g.id].config if g.id in gen.kernels else None}
+            for g in gen.plan.groups if g.kind != "glue"
+        ],
+        "judge": gen.judge.to_json() if gen.judge is not None else None,
+        "builds": gen.builds,
+    }

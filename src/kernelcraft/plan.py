@@ -1,0 +1,373 @@
+"""Plan: partition the captured graph into fused groups.
+
+Groups are built in one pass over the nodes in topological order:
+
+- ``pointwise``: connected elementwise ops over one output shape (the domain);
+- ``reduction``: reductions over the same dims of one domain, with the pointwise ops
+  before them (on the domain) and after them (on the domain or on the reduced shape), so
+  softmax, norms and losses become one kernel;
+- ``matmul``: mm/addmm/bmm with the pointwise ops on its output as the epilogue;
+- ``extern``: ops no template covers yet, run through PyTorch;
+- ``glue``: views and size arithmetic (no data moves).
+
+A node joins a neighbour's group only if no path leaves the group and comes back (that
+would be a cycle); the fusion choices are recorded in :class:`FusionOptions` so the tuner
+can change them later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from kernelcraft.codegen.ops import is_matmul, is_pointwise, is_reduction, is_view, op_name
+
+
+@dataclass(frozen=True)
+class FusionOptions:
+    """Fusion decisions exposed to search."""
+
+    fuse_pointwise: bool = True
+    fuse_reductions: bool = True  # pre/post pointwise and sibling reductions into one kernel
+    fuse_epilogues: bool = True  # pointwise ops after a matmul into its kernel
+    extern_ops: frozenset[str] = frozenset()  # ops forced to PyTorch
+
+
+@dataclass
+class Group:
+    id: int
+    kind: str  # pointwise | reduction | matmul | extern | glue
+    nodes: list[fx.Node] = field(default_factory=list)
+    domain: tuple[str, ...] = ()
+    rdims: tuple[int, ...] = ()
+    anchor: fx.Node | None = None
+    reason: str = ""
+    deps: set[int] = field(default_factory=set)
+    inputs: list[fx.Node] = field(default_factory=list)
+    outputs: list[fx.Node] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"g{self.id}_{self.kind}"
+
+    @property
+    def is_kernel(self) -> bool:
+        return self.kind in ("pointwise", "reduction", "matmul")
+
+    def describe(self) -> str:
+        ops = [op_name(n.target) for n in self.nodes if n.op == "call_function"]
+        return ", ".join(ops)
+
+
+@dataclass
+class Plan:
+    graph: fx.Graph
+    groups: list[Group]
+    group_of: dict[fx.Node, Group]
+
+    @property
+    def kernels(self) -> list[Group]:
+        return [g for g in self.groups if g.is_kernel]
+
+    @property
+    def externs(self) -> list[Group]:
+        return [g for g in self.groups if g.kind == "extern"]
+
+
+def val(n: Any) -> Any:
+    return n.meta.get("val") if isinstance(n, fx.Node) else n
+
+
+def is_tensor_node(n: Any) -> bool:
+    return isinstance(n, fx.Node) and isinstance(val(n), torch.Tensor)
+
+
+def shape_key(shape: Any) -> tuple[str, ...]:
+    return tuple(str(s) for s in shape)
+
+
+def reduction_dims(n: fx.Node) -> tuple[tuple[int, ...], bool]:
+    """Positive reduced dims and keepdim of a reduction node."""
+    x = n.args[0]
+    ndim = val(x).dim()
+    name = op_name(n.target)
+    dims: Any = None
+    keepdim = False
+    if name in ("argmax", "argmin"):
+        dims = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim")
+        keepdim = bool(n.args[2]) if len(n.args) > 2 else bool(n.kwargs.get("keepdim", False))
+    else:
+        dims = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim")
+        keepdim = bool(n.args[2]) if len(n.args) > 2 else bool(n.kwargs.get("keepdim", False))
+    if dims is None or dims == []:
+        dims = list(range(ndim))
+    if isinstance(dims, int):
+        dims = [dims]
+    return tuple(sorted(d % max(ndim, 1) for d in dims)), keepdim
+
+
+def kept_shapes(domain: tuple[str, ...], rdims: tuple[int, ...]) -> set[tuple[str, ...]]:
+    keep = tuple("1" if i in rdims else s for i, s in enumerate(domain))
+    drop = tuple(s for i, s in enumerate(domain) if i not in rdims)
+    return {keep, drop}
+
+
+def _supported_reduction(n: fx.Node) -> bool:
+    if not is_tensor_node(n.args[0]):
+        return False
+    name = op_name(n.target)
+    if name in ("argmax", "argmin"):
+        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim")
+        if dim is None:
+            return False
+    if n.kwargs.get("dtype") is not None:
+        return False
+    return val(n.args[0]).dtype in (torch.float32, torch.float16, torch.bfloat16)
+
+
+def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan:
+    """Partition ``gm``'s graph into groups (see the module docstring)."""
+    opts = options or FusionOptions()
+    groups: list[Group] = []
+    group_of: dict[fx.Node, Group] = {}
+
+    def new(kind: str, n: fx.Node, **kw: Any) -> Group:
+        g = Group(len(groups), kind, [n], **kw)
+        g.deps = _input_deps(n, group_of)
+        groups.append(g)
+        group_of[n] = g
+        return g
+
+    def join(g: Group, n: fx.Node) -> None:
+        g.nodes.append(n)
+        g.deps |= _input_deps(n, group_of) - {g.id}
+        group_of[n] = g
+
+    for n in gm.graph.nodes:
+        if n.op in ("placeholder", "output", "get_attr"):
+            continue
+        value = val(n)
+        name = op_name(n.target)
+        if not isinstance(value, torch.Tensor) and not _is_tensor_seq(value):
+            new("glue", n)
+            continue
+        if name in opts.extern_ops:
+            new("extern", n, reason="forced to PyTorch by the fusion options")
+            continue
+        if is_view(n.target):
+            new("glue", n)
+            continue
+        if is_pointwise(n.target) and _simple_pointwise(n):
+            shape = shape_key(value.shape)
+            homes = _pointwise_homes(n, shape, groups, group_of, opts)
+            if homes:
+                target = homes[0]
+                for other in homes[1:]:
+                    _merge(target, other, groups, group_of)
+                join(target, n)
+            else:
+                new("pointwise", n, domain=shape)
+            continue
+        if is_reduction(n.target) and _supported_reduction(n):
+            rdims, _ = reduction_dims(n)
+            domain = shape_key(val(n.args[0]).shape)
+            src = n.args[0]
+            g = group_of.get(src)
+            if (
+                opts.fuse_reductions
+                and g is not None
+                and g.kind in ("pointwise", "reduction")
+                and g.domain == domain
+                and (g.kind == "pointwise" or g.rdims == rdims)
+                and shape_key(val(src).shape) == domain
+                and _acyclic(n, g, group_of, groups)
+            ):
+                g.kind, g.rdims = "reduction", rdims
+                join(g, n)
+            else:
+                new("reduction", n, domain=domain, rdims=rdims)
+            continue
+        if is_matmul(n.target) and _matmul_ok(n):
+            new("matmul", n, domain=shape_key(value.shape), anchor=n)
+            continue
+        new("extern", n, reason=_extern_reason(n))
+    order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    live = [g for g in groups if g.kind != "merged"]
+    for g in live:
+        g.nodes.sort(key=order.__getitem__)
+    plan = Plan(gm.graph, live, group_of)
+    _finish(plan)
+    return plan
+
+
+def _is_tensor_seq(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value)
+
+
+def _simple_pointwise(n: fx.Node) -> bool:
+    """Pointwise nodes the templates lower: tensor operands, supported dtypes and kwargs."""
+    value = val(n)
+    if value.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.bool,
+                           torch.int64, torch.int32):
+        return False
+    name = op_name(n.target)
+    if name == "_to_copy":
+        allowed = {"dtype"}
+        if set(n.kwargs) - allowed:
+            return False
+    if name == "clone" and set(n.kwargs) - {"memory_format"}:
+        return False
+    if name == "pow" and not isinstance(n.args[1], (int, float)):
+        return False
+    if name == "pow" and n.args[1] not in (0.5, 1, 2, 3, -1, -0.5):
+        return False
+    if name == "div" and n.kwargs.get("rounding_mode") not in (None, "floor", "trunc"):
+        return False
+    for a in n.args:
+        if isinstance(a, fx.Node) and not (is_tensor_node(a) or _is_scalar_node(a)):
+            return False
+        if isinstance(a, (list, tuple)):
+            return False
+    for key, v in n.kwargs.items():
+        if isinstance(v, fx.Node) and not _is_scalar_node(v):
+            return False
+        if key not in ("alpha", "rounding_mode", "dtype", "memory_format", "min", "max"):
+            return False
+    return True
+
+
+def _is_scalar_node(n: fx.Node) -> bool:
+    v = val(n)
+    return isinstance(v, (int, float, torch.SymInt, torch.SymFloat)) and not isinstance(v, bool)
+
+
+def _matmul_ok(n: fx.Node) -> bool:
+    name = op_name(n.target)
+    tensors = [a for a in n.args if isinstance(a, fx.Node)]
+    if any(val(a).dtype not in (torch.float32, torch.float16, torch.bfloat16) for a in tensors):
+        return False
+    if name == "addmm":
+        bias = val(n.args[0])
+        if bias.dim() > 2:
+            return False
+    return True
+
+
+def _extern_reason(n: fx.Node) -> str:
+    name = op_name(n.target)
+    if is_pointwise(n.target):
+        return f"{name}: arguments the pointwise template does not lower"
+    if is_reduction(n.target):
+        return f"{name}: reduction form not supported by the template (dtype or dims)"
+    return f"{name}: no template yet"
+
+
+def _input_deps(n: fx.Node, group_of: dict[fx.Node, Group]) -> set[int]:
+    deps: set[int] = set()
+    for a in n.all_input_nodes:
+        g = group_of.get(a)
+        if g is not None:
+            deps.add(g.id)
+            deps |= g.deps
+    return deps
+
+
+def _acyclic(n: fx.Node, g: Group, group_of: dict[fx.Node, Group], groups: list[Group]) -> bool:
+    """n may join g if none of its inputs from outside g depends on g."""
+    for a in n.all_input_nodes:
+        h = group_of.get(a)
+        if h is None or h is g:
+            continue
+        if g.id in h.deps:
+            return False
+    return True
+
+
+def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
+                     group_of: dict[fx.Node, Group], opts: FusionOptions) -> list[Group]:
+    """Groups n can join; several pointwise groups of one domain are merged first."""
+    found: list[Group] = []
+    for a in n.all_input_nodes:
+        g = group_of.get(a)
+        if g is None or g in found:
+            continue
+        ok = False
+        if g.kind == "pointwise" and opts.fuse_pointwise and g.domain == shape:
+            ok = True
+        elif g.kind == "reduction" and opts.fuse_reductions:
+            if g.domain == shape or shape in kept_shapes(g.domain, g.rdims):
+                ok = _reduced_context_ok(n, g, shape)
+        elif g.kind == "matmul" and opts.fuse_epilogues and g.domain == shape:
+            ok = True
+        if ok:
+            found.append(g)
+    if not found:
+        return []
+    # The fused kernel is the first home; others merge in when they are pointwise groups of
+    # the same domain that neither depends on the other (no path through a third group).
+    home = found[0]
+    merged = [home]
+    for g in found[1:]:
+        if (g.kind == "pointwise" and g.domain == home.domain
+                and all(g.id not in m.deps and m.id not in g.deps for m in merged)):
+            merged.append(g)
+    for a in n.all_input_nodes:
+        h = group_of.get(a)
+        if h is None or h in merged:
+            continue
+        if any(m.id in h.deps for m in merged):
+            return []
+    return merged
+
+
+def _merge(into: Group, other: Group, groups: list[Group],
+           group_of: dict[fx.Node, Group]) -> None:
+    """Move other's nodes into ``into``; groups that depended on other now depend on into."""
+    for n in other.nodes:
+        group_of[n] = into
+    into.nodes.extend(other.nodes)
+    into.deps |= other.deps
+    into.deps.discard(into.id)
+    other.nodes = []
+    other.kind = "merged"
+    for g in groups:
+        if other.id in g.deps:
+            g.deps.add(into.id)
+
+
+def _reduced_context_ok(n: fx.Node, g: Group, shape: tuple[str, ...]) -> bool:
+    """A node on the domain may use reduced values only in keepdim form (broadcasts right)."""
+    keep = tuple("1" if i in g.rdims else s for i, s in enumerate(g.domain))
+    for a in n.all_input_nodes:
+        if group_of_member(a, g) and shape_key(val(a).shape) not in (g.domain, keep):
+            if shape == g.domain:
+                return False
+    return True
+
+
+def group_of_member(n: fx.Node, g: Group) -> bool:
+    return n in g.nodes
+
+
+def _finish(plan: Plan) -> None:
+    """Inputs (external nodes used) and outputs (members used outside) of every group."""
+    outputs_of_graph: set[fx.Node] = set()
+    for n in plan.graph.nodes:
+        if n.op == "output":
+            for a in n.all_input_nodes:
+                outputs_of_graph.add(a)
+    for g in plan.groups:
+        members = set(g.nodes)
+        seen: list[fx.Node] = []
+        for n in g.nodes:
+            for a in n.all_input_nodes:
+                if a not in members and a not in seen:
+                    seen.append(a)
+        g.inputs = seen
+        g.outputs = [
+            n for n in g.nodes
+            if n in outputs_of_graph or any(u not in members for u in n.users)
+        ]
