@@ -70,6 +70,7 @@ CHEAT_TABLE: list[tuple[str, str, frozenset[str], bool]] = [
     ("fallback_reference", "softmax", frozenset({"no-kernel"}), False),
     ("kernel_once", "softmax", frozenset({"no-kernel"}), False),
     ("empty_grid", "softmax", frozenset({"no-kernel"}), False),
+    ("decoy_kernel", "softmax", frozenset({"no-kernel"}), False),
     ("side_stream", "tanh_gelu", frozenset({"stream"}), True),
     ("stale_empty", "softmax", frozenset({"nonfinite", "wrong"}), False),
     ("partial_write", "tanh_gelu", frozenset({"nonfinite"}), False),
@@ -86,13 +87,7 @@ CHEAT_TABLE: list[tuple[str, str, frozenset[str], bool]] = [
 ]
 
 # Cheats that no check of the judge targets yet: expected failures, kept to show the gap.
-KNOWN_GAPS = {
-    "decoy_kernel": (
-        "softmax",
-        "a decoy kernel that is passed the output (and never writes it) satisfies the launch "
-        "count and the output-given-to-a-kernel check while torch computes the output",
-    ),
-}
+KNOWN_GAPS: dict[str, tuple[str, str]] = {}
 
 HONEST_TABLE: list[tuple[str, str]] = [
     ("softmax_ok", "softmax"),

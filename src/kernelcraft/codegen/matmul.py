@@ -1,6 +1,332 @@
-"""Matmul template (placeholder until written)."""
-from kernelcraft.plan import Group
+"""Matmul template: mm / addmm / bmm with the group's pointwise epilogue, one kernel.
+
+Each program computes one BM x BN tile of the output (of one batch for bmm) with a K loop
+of ``tl.dot`` on an fp32 accumulator; programs are ordered in groups of GROUP_M tile rows
+so that neighbouring programs share A rows and B columns in L2. Operands are read through
+their strides, so transposed views (``A.T @ B``, nn.Linear's permuted weight) cost no
+copy. Rows and columns past the edge are clamped (``% M``, ``% N``) for the loads, which
+keeps the K loop free of M/N masks; only K is masked, and the epilogue store is masked.
+
+The epilogue (bias, activations, scales, residuals, ...) runs on the accumulator tile
+before the store: external tensors it reads are broadcast to the output shape in the
+wrapper and loaded at the tile's (m, n) offsets through their strides; scalar inputs are
+kernel arguments. Every group output is stored (the matmul itself too when used outside).
+
+Sizes and strides are runtime arguments; tiles, GROUP_M, the dot precision, num_warps and
+num_stages are compile-time. The wrapper picks them from the runtime sizes with
+:func:`_kc_mm_heuristic` (copied into the emitted module). fp32 dots use the
+``input_precision`` the module's table gives for the backend (``bf16x3`` by default: fp32
+accuracy on tensor cores), "ieee" under the interpreter.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from kernelcraft.codegen.common import KernelSource, lower_pointwise, tl_dtype, var
+from kernelcraft.codegen.ops import TL_DTYPE, is_pointwise, op_name
+from kernelcraft.plan import Group, is_tensor_node, val
+
+_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+
+#: largest grid axis 1 (batch) CUDA and HIP accept; more batches are launched in chunks
+_MAX_GRID_Y = 65535
 
 
-def emit_matmul(g: Group, target):
-    raise NotImplementedError("matmul template not written yet")
+def _kc_mm_heuristic(M, N, K, itemsize, backend, sms):
+    """Launch config (BM, BN, BK, GROUP_M, num_warps, num_stages) for an M x N x K matmul.
+
+    cpu (Triton's interpreter): small tiles, the cost is per program and per K step.
+    cuda: 128 x 128 tiles; 64 where M or N is small or the grid would not fill the SMs;
+    16-64 rows for skinny M (or columns for skinny N). hip: smaller fp32 tiles (a 128 x 128
+    fp32 tile with bf16x3 spills on CDNA3).
+    """
+
+    def fit(x, lo, hi):
+        v = lo
+        while v < x and v < hi:
+            v *= 2
+        return v
+
+    def tiles(bm, bn):
+        return ((M + bm - 1) // bm) * ((N + bn - 1) // bn)
+
+    if backend == "cpu":
+        return fit(M, 16, 32), fit(N, 16, 32), fit(K, 16, 32), 8, 4, 1
+    wide = itemsize < 4
+    if backend == "hip":
+        bk = 64 if wide else 32
+        bm = fit(M, 16, 128 if wide else 64)
+        bn = fit(N, 16, 128)
+        if tiles(bm, bn) < sms and bn > 64:
+            bn = 64
+        return bm, bn, bk, 8, 4 if bm * bn <= 64 * 128 else 8, 2
+    bk = 64 if wide else 32
+    stages = 4 if wide else 3
+    if M <= 64:
+        bm = fit(M, 16, 64)
+        bn = 128 if tiles(bm, 128) >= sms else 64
+        return bm, bn, 64 if not wide or bn == 64 else bk, 8, 4, stages
+    if N <= 64:
+        bn = fit(N, 16, 64)
+        bm = 128 if tiles(128, bn) >= sms else 64
+        return bm, bn, 64 if not wide or bm == 64 else bk, 8, 4, stages
+    bm, bn = 128, 128
+    if tiles(bm, bn) < sms:
+        bn = 64
+    if tiles(bm, bn) < sms:
+        bm = 64
+    return bm, bn, bk, 8, 8 if bm * bn >= 128 * 128 else 4, stages
+
+
+def _heuristic_source(name: str) -> str:
+    src = inspect.getsource(_kc_mm_heuristic)
+    return src.replace("def _kc_mm_heuristic(", f"def {name}(", 1)
+
+
+def _hint(d: Any, default: int = 1024) -> int:
+    if isinstance(d, torch.SymInt):
+        hint = d.node.hint
+        return int(hint) if hint is not None else default
+    return int(d)
+
+
+def _check_epilogue(n: fx.Node, shape: tuple[Any, ...]) -> None:
+    if n.op != "call_function" or not is_pointwise(n.target):
+        raise NotImplementedError(f"epilogue node {n.name} is not a pointwise op")
+    v = val(n)
+    if not isinstance(v, torch.Tensor) or tuple(v.shape) != shape:
+        raise NotImplementedError(f"epilogue node {n.name} is not on the matmul's output shape")
+    if v.dtype not in TL_DTYPE:
+        raise NotImplementedError(f"epilogue node {n.name} has dtype {v.dtype}")
+
+
+def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = None) -> KernelSource:
+    """A tiled matmul kernel with g's epilogue fused, and its launching wrapper."""
+    anchor = g.anchor
+    if anchor is None:
+        raise NotImplementedError("matmul group without an anchor")
+    kind = op_name(anchor.target)
+    if kind not in ("mm", "addmm", "bmm"):
+        raise NotImplementedError(f"{kind}: not a matmul the template covers")
+    beta: Any = 1
+    alpha: Any = 1
+    bias: fx.Node | None = None
+    if kind == "addmm":
+        bias, a, b = anchor.args[:3]
+        beta = anchor.kwargs.get("beta", anchor.args[3] if len(anchor.args) > 3 else 1)
+        alpha = anchor.kwargs.get("alpha", anchor.args[4] if len(anchor.args) > 4 else 1)
+        if isinstance(beta, fx.Node) or isinstance(alpha, fx.Node):
+            raise NotImplementedError("addmm with symbolic beta/alpha")
+        if not is_tensor_node(bias) or val(bias).dim() > 2:
+            raise NotImplementedError("addmm bias is not a tensor of rank <= 2")
+    else:
+        a, b = anchor.args[:2]
+    if not (is_tensor_node(a) and is_tensor_node(b)):
+        raise NotImplementedError("matmul operands are not tensors")
+    dtype = val(a).dtype
+    if dtype not in _FLOATS or val(b).dtype != dtype or val(anchor).dtype != dtype:
+        raise NotImplementedError(f"operand dtypes {val(a).dtype}/{val(b).dtype} not supported")
+    if bias is not None and val(bias).dtype not in _FLOATS:
+        raise NotImplementedError(f"bias dtype {val(bias).dtype}")
+    batched = kind == "bmm"
+    rank = 3 if batched else 2
+    if val(a).dim() != rank or val(b).dim() != rank:
+        raise NotImplementedError(f"{kind} operands of rank {val(a).dim()}/{val(b).dim()}")
+    shape = tuple(val(anchor).shape)
+    members = set(g.nodes)
+    epilogue = [n for n in g.nodes if n is not anchor]
+    for n in epilogue:
+        _check_epilogue(n, shape)
+        for x in n.all_input_nodes:
+            if x in members:
+                continue
+            if is_tensor_node(x) and val(x).dim() > rank:
+                raise NotImplementedError(f"epilogue input {x.name} has a higher rank")
+    for o in g.outputs:
+        if o is not anchor and o not in epilogue:
+            raise NotImplementedError(f"output {o.name} is not in the group")
+
+    kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
+    cname = f"_kc_{g.name}_config"
+    tensors = [x for x in g.inputs if is_tensor_node(x)]
+    scalars = [x for x in g.inputs if not is_tensor_node(x)]
+    in_name = {x: f"in{i}" for i, x in enumerate(tensors)}
+    sc_name = {x: f"sc{i}" for i, x in enumerate(scalars)}
+    # external tensors the epilogue reads, each loaded once at the tile's (m, n) offsets
+    loads: list[fx.Node] = []
+    for n in epilogue:
+        for x in n.all_input_nodes:
+            if x not in members and is_tensor_node(x) and x not in loads:
+                loads.append(x)
+    outs = list(g.outputs)
+    fp32 = dtype == torch.float32
+
+    # ---- kernel
+    ptrs = ["a_ptr", "b_ptr"] + (["c_ptr"] if bias is not None else [])
+    ptrs += [f"e{i}_ptr" for i in range(len(loads))] + [f"o{i}_ptr" for i in range(len(outs))]
+    strides = (["s_ab", "s_am", "s_ak", "s_bb", "s_bk", "s_bn"] if batched
+               else ["s_am", "s_ak", "s_bk", "s_bn"])
+    if bias is not None:
+        strides += ["s_cm", "s_cn"]
+    for stem in [f"e{i}" for i in range(len(loads))] + [f"o{i}" for i in range(len(outs))]:
+        strides += ([f"s_{stem}b"] if batched else []) + [f"s_{stem}m", f"s_{stem}n"]
+    consts = ["BM", "BN", "BK", "GROUP_M"] + (["PREC"] if fp32 else [])
+    params = ptrs + [sc_name[x] for x in scalars] + ["M", "N", "K"] + strides
+    params += [f"{c}: tl.constexpr" for c in consts]
+    boff_a = "pid_b * s_ab + " if batched else ""
+    boff_b = "pid_b * s_bb + " if batched else ""
+    dot = ("tl.dot(a, b, acc=acc, input_precision=PREC)" if fp32 else "tl.dot(a, b, acc=acc)")
+    body = [
+        "    pid = tl.program_id(0)",
+    ]
+    if batched:
+        body.append("    pid_b = tl.program_id(1).to(tl.int64)")
+    body += [
+        "    grid_m = tl.cdiv(M, BM)",
+        "    grid_n = tl.cdiv(N, BN)",
+        "    width = GROUP_M * grid_n",
+        "    first_m = (pid // width) * GROUP_M",
+        "    size_m = tl.minimum(grid_m - first_m, GROUP_M)",
+        "    pid_m = first_m + (pid % width) % size_m",
+        "    pid_n = (pid % width) // size_m",
+        "    offs_m = pid_m * BM + tl.arange(0, BM)",
+        "    offs_n = pid_n * BN + tl.arange(0, BN)",
+        "    offs_k = tl.arange(0, BK)",
+        "    # rows/columns past the edge read row/column (i mod size): in bounds, never stored",
+        "    am = (offs_m % M).to(tl.int64)",
+        "    bn = (offs_n % N).to(tl.int64)",
+        "    kk = offs_k.to(tl.int64)",
+        f"    a_ptrs = a_ptr + {boff_a}am[:, None] * s_am + kk[None, :] * s_ak",
+        f"    b_ptrs = b_ptr + {boff_b}kk[:, None] * s_bk + bn[None, :] * s_bn",
+        "    a_step = tl.cast(s_ak, tl.int64) * BK",
+        "    b_step = tl.cast(s_bk, tl.int64) * BK",
+        "    acc = tl.zeros((BM, BN), dtype=tl.float32)",
+        "    for k0 in range(0, K, BK):",
+        "        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k0, other=0.0)",
+        "        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k0, other=0.0)",
+        f"        acc = {dot}",
+        "        a_ptrs += a_step",
+        "        b_ptrs += b_step",
+        "    rm = offs_m.to(tl.int64)[:, None]",
+        "    rn = offs_n.to(tl.int64)[None, :]",
+        "    mask = (offs_m < M)[:, None] & (offs_n < N)[None, :]",
+    ]
+    out_dt = TL_DTYPE[dtype]
+    value = "acc" if alpha in (1, 1.0) else f"acc * {float(alpha)!r}"
+    if bias is not None and beta not in (0, 0.0):
+        body.append("    c = tl.load(c_ptr + rm * s_cm + rn * s_cn, mask=mask, other=0.0)")
+        cterm = "c.to(tl.float32)" if beta in (1, 1.0) else f"c.to(tl.float32) * {float(beta)!r}"
+        value = f"{value} + {cterm}"
+    body.append(f"    {var(anchor)} = ({value}).to({out_dt})")
+    env: dict[fx.Node, str] = {anchor: var(anchor)}
+    boff = "pid_b * s_{0}b + " if batched else ""
+    for i, x in enumerate(loads):
+        off = boff.format(f"e{i}") + f"rm * s_e{i}m + rn * s_e{i}n"
+        body.append(f"    {var(x)} = tl.load(e{i}_ptr + {off}, mask=mask, other=0)")
+        env[x] = var(x)
+    for x in scalars:
+        env[x] = sc_name[x]
+    for n in epilogue:
+        body.append("    " + lower_pointwise(n, env))
+        env[n] = var(n)
+    for i, o in enumerate(outs):
+        off = boff.format(f"o{i}") + f"rm * s_o{i}m + rn * s_o{i}n"
+        body.append(f"    tl.store(o{i}_ptr + {off}, {env[o]}.to({tl_dtype(o)}), mask=mask)")
+    source = ("@triton.jit\ndef " + kname + "(" + ", ".join(params) + "):\n"
+              + "\n".join(body))
+
+    # ---- wrapper
+    A, B = in_name[a], in_name[b]
+    args = [in_name[x] for x in tensors] + [sc_name[x] for x in scalars]
+    w = [_heuristic_source(cname), "", f"def {wname}({', '.join(args)}):"]
+    if batched:
+        w += [
+            f"    Bt, M, K = {A}.shape",
+            f"    if {B}.dim() != 3 or {B}.shape[0] != Bt or {B}.shape[1] != K:",
+            f"        raise ValueError(f'bmm: shapes {{tuple({A}.shape)}} and "
+            f"{{tuple({B}.shape)}}')",
+            f"    N = {B}.shape[2]",
+            "    dom = (Bt, M, N)",
+        ]
+    else:
+        w += [
+            f"    M, K = {A}.shape",
+            f"    if {B}.dim() != 2 or {B}.shape[0] != K:",
+            f"        raise ValueError(f'mm: shapes {{tuple({A}.shape)}} and "
+            f"{{tuple({B}.shape)}}')",
+            f"    N = {B}.shape[1]",
+            "    dom = (M, N)",
+        ]
+    w.append(f"    dev = {A}.device")
+    onames = [f"o{i}" for i in range(len(outs))]
+    for nm, o in zip(onames, outs, strict=True):
+        w.append(f"    {nm} = torch.empty(dom, device=dev, dtype={val(o).dtype})")
+    w.append("    if M == 0 or N == 0" + (" or Bt == 0" if batched else "") + ":")
+    w.append(f"        return ({', '.join(onames)},)")
+    views = [A, B]
+    if bias is not None:
+        w.append(f"    c = {in_name[bias]}.expand(M, N)")
+        views.append("c")
+    for i, x in enumerate(loads):
+        w.append(f"    e{i} = {in_name[x]}.expand(dom)")
+        views.append(f"e{i}")
+    views += onames
+    stride_of = {
+        A: [f"{A}.stride({d})" for d in range(rank)],
+        B: [f"{B}.stride({d})" for d in range(rank)],
+    }
+    st: list[str] = list(stride_of[A]) + list(stride_of[B])
+    if bias is not None:
+        st += ["c.stride(0)", "c.stride(1)"]
+    for v in views[2 + (bias is not None):]:
+        st.append(f"*{v}.stride()")
+    w += [
+        "    if dev.type == 'cpu':",
+        "        backend, sms = 'cpu', 1",
+        "    else:",
+        "        backend = 'hip' if getattr(torch.version, 'hip', None) else 'cuda'",
+        "        sms = torch.cuda.get_device_properties(dev).multi_processor_count",
+        f"    BM, BN, BK, GM, nw, ns = {cname}(M, N, K, {A}.element_size(), backend, sms)",
+    ]
+    launch_kw = "BM=BM, BN=BN, BK=BK, GROUP_M=GM, "
+    if fp32:
+        w.append(f"    prec = _kc_dot_precision({A}, _KC_DOT_PRECISION)")
+        launch_kw += "PREC=prec, "
+    launch_kw += "num_warps=nw, num_stages=ns"
+    sizes = ", ".join([sc_name[x] for x in scalars] + ["M", "N", "K"])
+    w.append("    tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)")
+    if batched:
+        w += [
+            f"    step = {_MAX_GRID_Y}",
+            "    for b0 in range(0, Bt, step):",
+            f"        ts = [t if Bt <= step else t[b0:b0 + step] for t in ({', '.join(views)},)]",
+            f"        {kname}[(tiles, min(step, Bt - b0))](*ts, {sizes}, {', '.join(st)}, "
+            f"{launch_kw})",
+        ]
+    else:
+        w.append(f"    {kname}[(tiles,)]({', '.join(views)}, {sizes}, {', '.join(st)}, "
+                 f"{launch_kw})")
+    w.append(f"    return ({', '.join(onames)},)")
+
+    # the config the heuristic picks at the captured sizes on the first target
+    cap = [_hint(s) for s in shape]
+    Mh, Nh = cap[-2], cap[-1]
+    Kh = _hint(val(a).shape[-1])
+    backend = getattr(target, "backend", "cuda")
+    sms = getattr(target, "sm_count", 132)
+    bm, bn, bk, gm, nw, ns = _kc_mm_heuristic(Mh, Nh, Kh, val(a).element_size(), backend, sms)
+    cfg: dict[str, Any] = {
+        "BM": bm, "BN": bn, "BK": bk, "GROUP_M": gm, "num_warps": nw, "num_stages": ns,
+        "at": {"M": Mh, "N": Nh, "K": Kh, "batch": cap[0] if batched else 1,
+               "target": getattr(target, "arch", backend)},
+        "dot": "per backend (_KC_DOT_PRECISION)" if fp32 else "default (16-bit inputs)",
+        "chosen": "at run time from the sizes (heuristic)",
+    }
+    cfg.update(config or {})
+    notes = [f"{kind} + {len(epilogue)} epilogue op(s)"]
+    return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, outs, cfg, notes)

@@ -66,7 +66,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     domain_arg = "shape"
     w = [f"def {wname}({', '.join(in_names + sc_names)}):"]
     w.append(f"    dev = {in_names[0]}.device")
-    w.append(f"    {domain_arg} = torch.broadcast_shapes({', '.join(n + '.shape' for n in in_names)})")
+    shapes = ", ".join(n + ".shape" for n in in_names)
+    w.append(f"    {domain_arg} = torch.broadcast_shapes({shapes})")
     for nm, o in zip(out_names, outs, strict=True):
         w.append(f"    {nm} = torch.empty({domain_arg}, device=dev, dtype={val(o).dtype})")
     views = [f"{nm}.expand({domain_arg})" for nm in in_names] + out_names

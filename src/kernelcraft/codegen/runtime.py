@@ -18,14 +18,14 @@ def _kc_coalesce(sizes, strides_list, rank=_KC_MAX_RANK):
     out_strides = [[] for _ in strides_list]
     for d in dims:
         if out_sizes and all(
-            st[-1] == strides[d] * sizes[d] for st, strides in zip(out_strides, strides_list)
+            st[-1] == strides[d] * sizes[d] for st, strides in zip(out_strides, strides_list, strict=True)
         ):
             out_sizes[-1] *= sizes[d]
-            for st, strides in zip(out_strides, strides_list):
+            for st, strides in zip(out_strides, strides_list, strict=True):
                 st[-1] = strides[d]
         else:
             out_sizes.append(sizes[d])
-            for st, strides in zip(out_strides, strides_list):
+            for st, strides in zip(out_strides, strides_list, strict=True):
                 st.append(strides[d])
     if len(out_sizes) > rank:
         raise ValueError(f"kernelcraft: rank {len(out_sizes)} > {rank} after coalescing")
@@ -114,3 +114,65 @@ def _kc_state(module, fqn):
         return module.get_parameter(fqn)
     except AttributeError:
         return module.get_buffer(fqn)
+
+
+def _kc_row_domain(shapes, rank):
+    """The domain of a reduction group: its full-context inputs broadcast, padded to rank."""
+    shape = list(torch.broadcast_shapes(*shapes))
+    return [1] * (rank - len(shape)) + shape
+
+
+def _kc_unsqueeze_dims(x, dims):
+    """A reduced value without its reduced dims, viewed with them back (size 1)."""
+    for d in sorted(dims):
+        x = x.unsqueeze(d)
+    return x
+
+
+def _kc_split_coalesce(shape, rdims, full_views, reduced_views):
+    """Kept and reduced dims of a reduction domain, each coalesced among themselves.
+
+    Every view has the domain's rank; reduced views have size 1 on ``rdims``. Returns
+    (kept sizes, kept strides per view, kept ndim, reduced sizes, reduced strides per full
+    view, reduced ndim); kept strides list the full views first.
+    """
+    kd = [d for d in range(len(shape)) if d not in rdims]
+    rd = sorted(rdims)
+    views = list(full_views) + list(reduced_views)
+    ksz, kst, kdim = _kc_coalesce([shape[d] for d in kd],
+                                  [[v.stride(d) for d in kd] for v in views])
+    rsz, rst, rdim = _kc_coalesce([shape[d] for d in rd],
+                                  [[v.stride(d) for d in rd] for v in full_views])
+    return ksz, kst, kdim, rsz, rst, rdim
+
+
+def _kc_next_pow2(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
+    """(BLOCK_K, BLOCK_R, num_warps) of the row reduction template for these sizes."""
+    if cpu:
+        br = min(_kc_next_pow2(R), policy["CPU_BLOCK_R"])
+        bk = max(1, min(_kc_next_pow2(K), policy["CPU_TILE"] // br))
+        return bk, br, 4
+    # rows side by side when the first strided full operand walks the kept dims fastest
+    columns = False
+    for ks, rs in zip(kst, rst):
+        if any(ks) or any(rs):
+            k_inner = ks[-1] if kdim else None
+            r_inner = rs[-1] if rdim else None
+            columns = k_inner == 1 and r_inner != 1
+            break
+    tile = policy["GPU_TILE"]
+    if columns:
+        bk = max(1, min(_kc_next_pow2(K), policy["GPU_BLOCK_K_COLUMNS"]))
+        br = max(1, min(_kc_next_pow2(R), tile // bk))
+    else:
+        br = min(_kc_next_pow2(R), policy["GPU_BLOCK_R"])
+        bk = max(1, min(_kc_next_pow2(K), tile // br))
+    warps = 8 if bk * br >= 4096 else 4 if bk * br >= 1024 else 2
+    return bk, br, warps

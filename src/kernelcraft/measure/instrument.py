@@ -33,18 +33,47 @@ def poison_(t: torch.Tensor) -> torch.Tensor:
 
 
 class PoisonAllocations(TorchDispatchMode):
-    """Every uninitialised allocation (torch.empty and friends) comes back poisoned.
+    """Poisons uninitialised allocations and records which memory PyTorch ops write.
 
-    An output element that the candidate never writes then reads as NaN, and memory that
-    still holds an earlier (reference) result cannot be passed off as a fresh output.
+    Every torch.empty-style allocation comes back poisoned, so an output element the
+    candidate never writes reads as NaN, and memory still holding an earlier result cannot
+    pass as a fresh output. Writes by PyTorch ops (in-place, out=, or a new result) are
+    stamped with the launch counter's clock, so the judge can tell an output that a Triton
+    kernel wrote last from one that PyTorch computed after a decoy launch.
     """
 
+    def __init__(self, counter: LaunchCounter | None = None) -> None:
+        super().__init__()
+        self.counter = counter
+        self.last_write: dict[tuple[str, int], int] = {}
+
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
-        out = func(*args, **(kwargs or {}))
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
         name = func.overloadpacket.__name__
-        if name.startswith(("empty", "new_empty")) and isinstance(out, torch.Tensor):
-            poison_(out)
+        if name.startswith(("empty", "new_empty")):
+            if isinstance(out, torch.Tensor):
+                poison_(out)
+            return out
+        if self.counter is not None:
+            self._stamp(func, args, kwargs, out)
         return out
+
+    def _stamp(self, func: Any, args: Any, kwargs: Any, out: Any) -> None:
+        tick = self.counter.tick()
+        schema = func._schema
+        for i, arg in enumerate(schema.arguments):
+            info = arg.alias_info
+            if info is None or not info.is_write:
+                continue
+            value = args[i] if i < len(args) else kwargs.get(arg.name)
+            for t in _tensors_in(value):
+                self.last_write[storage_key(t)] = tick
+        rets = out if isinstance(out, (tuple, list)) else (out,)
+        for ret, info in zip(rets, schema.returns, strict=False):
+            if info.alias_info is None:
+                for t in _tensors_in(ret):
+                    self.last_write[storage_key(t)] = tick
 
 
 def poison_device_cache(device: torch.device, nbytes: int = 1 << 30) -> None:
@@ -65,8 +94,16 @@ class LaunchCounter:
 
     def __init__(self) -> None:
         self.count = 0
-        #: storage addresses of every tensor passed to a launched kernel
-        self.storages: set[tuple[str, int]] = set()
+        self.clock = 0
+        #: storage -> clock of the last launch that was handed that memory
+        self.last_launch: dict[tuple[str, int], int] = {}
+
+    def tick(self) -> int:
+        self.clock += 1
+        return self.clock
+
+    def reset_trace(self) -> None:
+        self.last_launch.clear()
 
     @contextlib.contextmanager
     def active(self) -> Iterator[LaunchCounter]:
@@ -87,14 +124,32 @@ class LaunchCounter:
         @functools.wraps(original)
         def run(fn_self: Any, *args: Any, **kwargs: Any) -> Any:
             result = original(fn_self, *args, **kwargs)
-            if not kwargs.get("warmup", False):
+            if not kwargs.get("warmup", False) and not _empty_grid(kwargs.get("grid")):
                 counter.count += 1
+                tick = counter.tick()
                 for a in (*args, *kwargs.values()):
                     if isinstance(a, torch.Tensor):
-                        counter.storages.add(storage_key(a))
+                        counter.last_launch[storage_key(a)] = tick
             return result
 
         return run
+
+
+def _empty_grid(grid: Any) -> bool:
+    """A grid of zero programs runs nothing (callable grids cannot be told apart)."""
+    if isinstance(grid, int):
+        return grid <= 0
+    if isinstance(grid, (tuple, list)):
+        return any(isinstance(g, int) and g <= 0 for g in grid)
+    return False
+
+
+def _tensors_in(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [v for v in value if isinstance(v, torch.Tensor)]
+    return []
 
 
 def storage_key(t: torch.Tensor) -> tuple[str, int]:

@@ -115,24 +115,43 @@ def judge_files(candidate: str | Path, ref: str | Path, opts: JudgeOptions | Non
 
         resolve(opts.target)
     device = resolve_device(opts.device)
-    load_problem(ref_path)  # bad problems fail here, with a one-line message
     check_candidate_source(cand_path)
-    job = {
-        "candidate": str(cand_path.resolve()),
+    import tempfile
+
+    from kernelcraft.measure.sandbox import scratch_dir
+    from kernelcraft.measure.verify import VerifyOptions, plan_trials
+    from kernelcraft.measure.worker import spec_json
+
+    problem = load_problem(ref_path)
+    vopts = VerifyOptions(
+        device=device, precision=opts.precision, n_sets=opts.n_sets, seed=opts.seed,
+        reduce=device == "cpu", other_sizes=True, min_launches=opts.min_launches,
+        kernel_outputs=opts.kernel_outputs,
+    )
+    specs, notes = plan_trials(problem, vopts)
+    base = {
         "ref": str(ref_path.resolve()),
         "device": device,
-        "precision": opts.precision,
-        "n_sets": opts.n_sets,
-        "seed": opts.seed,
+        "verify": vopts.__dict__,
+        "specs": spec_json(specs),
         "timing": opts.timing,
         "compile": opts.compile_baseline,
-        "min_launches": opts.min_launches,
-        "kernel_outputs": opts.kernel_outputs,
         "target": opts.target,
     }
-    raw = run_in_worker(job, opts.timeout_s, gpu=opts.gpu)
-    if raw.get("status") == "input-error":
-        raise InputError(raw["detail"])
+    with tempfile.TemporaryDirectory(prefix="kernelcraft-trials-", dir=scratch_dir()) as tmp:
+        base["out_dir"] = tmp
+        cand = run_in_worker({**base, "role": "candidate", "candidate": str(cand_path.resolve())},
+                             opts.timeout_s, gpu=opts.gpu)
+        if cand.get("status") == "input-error":
+            raise InputError(cand["detail"])
+        if cand.get("status") == "ran":
+            raw = run_in_worker({**base, "role": "reference", "facts": cand["facts"],
+                                 "notes": notes, "candidate_timing": cand.get("timing")},
+                                max(opts.timeout_s, 600.0), gpu=opts.gpu)
+            if raw.get("status") == "input-error":
+                raise InputError(raw["detail"])
+        else:
+            raw = cand  # timeout, crash or a judge error in the candidate's worker
     result = JudgeResult(
         candidate=str(cand_path),
         ref=str(ref_path),

@@ -34,8 +34,14 @@ def worker_env(device: str, gpu: int | None = None) -> dict[str, str]:
     return env
 
 
+def scratch_dir() -> str | None:
+    """Where trial outputs go: shared memory when the machine has it (large, fast)."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 def run_in_worker(job: dict[str, Any], timeout_s: float, gpu: int | None = None) -> dict[str, Any]:
-    """Run ``job`` (see worker.run_job) and return its result; timeouts and crashes too."""
+    """Run ``job`` (see worker.main) and return its result; timeouts and crashes too."""
     with tempfile.TemporaryDirectory(prefix="kernelcraft-job-") as tmp:
         tmpdir = Path(tmp)
         job = dict(job, result=str(tmpdir / "result.json"))
@@ -52,6 +58,7 @@ def run_in_worker(job: dict[str, Any], timeout_s: float, gpu: int | None = None)
             )
             try:
                 rc = proc.wait(timeout=timeout_s)
+                _kill_group(proc)  # nothing the worker started outlives it
             except subprocess.TimeoutExpired:
                 _kill_group(proc)
                 return {

@@ -1,26 +1,35 @@
-"""Correctness of a candidate against its problem: the checks DESIGN.md lists, in order.
+"""Correctness of a candidate against its problem, split across two processes.
 
-Each trial draws fresh parameters and inputs (its own seed and distribution), calls the
-candidate first (allocations poisoned, Triton launches counted), synchronises the whole
-device, then checks inputs, aliasing and earlier outputs, and only then runs the reference
-(in the mode's precision and in float64) so nothing of the reference's can leak into the
-candidate's result. Extra trials follow: a stream-ordering trial on CUDA and trials at
-other sizes, with the same instance and with a new one.
+The candidate never shares a process with the reference: a candidate can rewrite anything
+in the process it runs in (torch itself, the judge's own helpers), so values are compared
+where it never ran.
+
+1. ``plan_trials`` (trusted): the trial list — seeds, input distributions, sizes (reduced
+   on CPU), a stream-order trial on CUDA, and trials at other sizes (same instance for
+   batch-like sizes, a new instance otherwise).
+2. ``run_candidate`` (candidate worker): rebuilds each trial's parameters and inputs from
+   its seed, calls the candidate with allocations poisoned and Triton launches counted,
+   checks inputs, aliasing and earlier outputs, and saves the outputs as plain tensors.
+3. ``judge_trials`` (reference worker, after the candidate's process has exited): rebuilds
+   the same inputs, runs the reference in the mode's precision and in float64, loads the
+   candidate's outputs (``weights_only``: no code is unpickled) and decides the verdict.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
-from collections.abc import Callable, Iterator, Sequence
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
 from kernelcraft.errors import InputError
-from kernelcraft.measure.compare import Comparison, compare, flatten
+from kernelcraft.measure.compare import compare, flatten
 from kernelcraft.measure.instrument import (
     LaunchCounter,
     PoisonAllocations,
@@ -55,7 +64,18 @@ class VerifyOptions:
     reduce: bool = True  # run at reduced sizes (always on CPU, where the interpreter runs)
     other_sizes: bool = True
     min_launches: int = 1
-    kernel_outputs: bool = True  # every output must be memory a Triton kernel was given
+    kernel_outputs: bool = True  # every output must be last written by a Triton kernel
+
+
+@dataclass
+class TrialSpec:
+    name: str
+    seed: int
+    dist: str
+    sizes: dict[str, int]
+    instance: str = "main"  # main | new
+    kind: str = "plain"  # plain | stream | other-size
+    main: bool = True  # part of the main series (repeat / reused-output checks)
 
 
 @dataclass
@@ -89,14 +109,7 @@ class Verdict:
         return asdict(self)
 
 
-class _Reject(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
-
-
-# --------------------------------------------------------------------- helpers
+# ------------------------------------------------------------------ helpers
 @contextlib.contextmanager
 def precision_mode(mode: str) -> Iterator[None]:
     """PyTorch's matmul/conv precision for the reference and the baselines."""
@@ -132,7 +145,7 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def _tensors(xs: Sequence[Any]) -> list[torch.Tensor]:
+def tensors_of(xs: Sequence[Any]) -> list[torch.Tensor]:
     return [x for x in flatten(list(xs)) if isinstance(x, torch.Tensor)]
 
 
@@ -144,14 +157,14 @@ def _span(t: torch.Tensor) -> tuple[int, int]:
     return start, start + extent * t.element_size()
 
 
-def _overlaps(a: torch.Tensor, b: torch.Tensor) -> bool:
+def overlaps(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.device != b.device or a.numel() == 0 or b.numel() == 0:
         return False
     (a0, a1), (b0, b1) = _span(a), _span(b)
     return a0 < b1 and b0 < a1
 
 
-def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if a.is_floating_point() or a.is_complex():
@@ -160,279 +173,366 @@ def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.equal(a, b))
 
 
-# ------------------------------------------------------------------------ judge
-class Verifier:
-    """Runs the trials for one problem and one candidate class in this process."""
+def _one_line(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0] if msg else ''}"
 
-    def __init__(self, problem: Problem, cand_cls: type, opts: VerifyOptions) -> None:
-        if opts.precision not in PRECISIONS:
-            raise InputError(
-                f"unknown precision {opts.precision!r}; choose from {', '.join(PRECISIONS)}"
-            )
-        self.problem = reduced(problem) if opts.reduce else problem
-        self.full_problem = problem
-        self.cand_cls = cand_cls
+
+# --------------------------------------------------------------- trial plan
+def main_problem(problem: Problem, opts: VerifyOptions) -> Problem:
+    return reduced(problem) if opts.reduce else problem
+
+
+def plan_trials(problem: Problem, opts: VerifyOptions) -> tuple[list[TrialSpec], list[str]]:
+    """The trials of one judgement (trusted side; the candidate is not involved)."""
+    if opts.precision not in PRECISIONS:
+        raise InputError(
+            f"unknown precision {opts.precision!r}; choose from {', '.join(PRECISIONS)}"
+        )
+    main = main_problem(problem, opts)
+    notes: list[str] = []
+    specs = [
+        TrialSpec(f"set {t + 1}", opts.seed + 1 + t, DISTRIBUTIONS[t % len(DISTRIBUTIONS)],
+                  dict(main.sizes))
+        for t in range(opts.n_sets)
+    ]
+    if opts.device == "cuda":
+        specs.append(TrialSpec("stream order", opts.seed + 101, "uniform", dict(main.sizes),
+                               kind="stream", main=False))
+    if opts.other_sizes:
+        found = False
+        free = init_free_sizes(main)
+        for other in list(perturbations(main, free))[:2] if free else []:
+            specs.append(TrialSpec("other sizes, same instance", opts.seed + 202, "normal",
+                                   dict(other.sizes), kind="other-size", main=False))
+            found = True
+        base = reduced(main) if main.resizable else main
+        for other in list(perturbations(base))[:2]:
+            specs.append(TrialSpec("other sizes, new instance", opts.seed + 303, "normal",
+                                   dict(other.sizes), instance="new", kind="other-size",
+                                   main=False))
+            found = True
+        if not found:
+            notes.append("sizes could not be varied: shape-generality not checked")
+    return specs, notes
+
+
+class _Builder:
+    """Rebuilds a trial's models and inputs from its spec, identically in both processes."""
+
+    def __init__(self, problem: Problem, opts: VerifyOptions) -> None:
+        self.problem = problem
         self.opts = opts
         self.device = torch.device(opts.device)
-        self.counter = LaunchCounter()
-        self.history: list[tuple[list[torch.Tensor], list[torch.Tensor]]] = []
+        self._cache: dict[tuple[tuple[str, int], ...], Problem] = {}
+        self.main = main_problem(problem, opts)
 
-    # .................................................................. setup
-    def _models(self, problem: Problem) -> tuple[list[Any], nn.Module, nn.Module]:
-        init = problem.init_inputs(self.opts.seed)
-        ref = problem.make_model(init, self.opts.seed)
+    def at(self, sizes: dict[str, int]) -> Problem:
+        key = tuple(sorted(sizes.items()))
+        if sizes == self.main.sizes:
+            return self.main
+        if key not in self._cache:
+            self._cache[key] = self.problem.with_sizes(sizes)
+        return self._cache[key]
+
+    def init(self, spec: TrialSpec) -> list[Any]:
+        prob = self.at(spec.sizes) if spec.instance == "new" else self.main
+        return prob.init_inputs(self.opts.seed)
+
+    def state(self, spec: TrialSpec) -> dict[str, torch.Tensor]:
+        prob = self.at(spec.sizes) if spec.instance == "new" else self.main
+        fresh = prob.make_model(self.init(spec), spec.seed)
+        redraw_parameters(fresh, spec.seed)
+        state = fresh.state_dict()
+        dtype = _LOW.get(self.opts.precision)
+        return {k: (v.to(dtype) if dtype is not None and v.is_floating_point() else v)
+                for k, v in state.items()}
+
+    def inputs(self, spec: TrialSpec, seed: int | None = None, dist: str | None = None
+               ) -> list[Any]:
+        prob = self.at(spec.sizes)
+        raw = prob.sample_inputs(spec.seed if seed is None else seed, dist or spec.dist)
+        return [to_device(x, self.device, self.opts.precision) for x in raw]
+
+    def model(self, cls: Any, init: list[Any]) -> nn.Module:
+        return self._placed(cls(*init))
+
+    def ref_model(self, spec: TrialSpec) -> nn.Module:
+        prob = self.at(spec.sizes) if spec.instance == "new" else self.main
+        return self._placed(prob.make_model(self.init(spec), spec.seed))
+
+    def _placed(self, m: nn.Module) -> nn.Module:
+        m = m.to(self.device)
+        dtype = _LOW.get(self.opts.precision)
+        return m.to(dtype) if dtype is not None else m
+
+
+# --------------------------------------------------------- candidate worker
+def run_candidate(problem: Problem, cand_cls: type, opts: VerifyOptions,
+                  specs: list[TrialSpec], out_dir: Path) -> list[dict[str, Any]]:
+    """Run the candidate on every trial; save outputs and facts. Untrusted process."""
+    b = _Builder(problem, opts)
+    counter = LaunchCounter()
+    facts: list[dict[str, Any]] = []
+    history: list[tuple[list[torch.Tensor], list[torch.Tensor]]] = []
+    main_inst: nn.Module | None = None
+    facts_path = out_dir / "facts.json"
+
+    def make(spec: TrialSpec) -> nn.Module:
+        init = b.init(spec)
         try:
-            cand = self.cand_cls(*init)
+            inst = b.model(cand_cls, init)
         except TypeError as exc:
             raise InputError(
                 f"candidate: ModelNew does not take Model's constructor arguments ({exc})"
             ) from exc
-        except Exception as exc:
-            raise _Reject("error", f"ModelNew(...) raised {type(exc).__name__}: {exc}") from exc
-        if not isinstance(cand, nn.Module):
+        if not isinstance(inst, nn.Module):
             raise InputError("candidate: ModelNew is not an nn.Module")
-        dtype = _LOW.get(self.opts.precision)
-        ref = ref.to(self.device)
-        cand = cand.to(self.device)
-        if dtype is not None:
-            ref, cand = ref.to(dtype), cand.to(dtype)
-        self._load(cand, ref.state_dict())
-        return init, ref, cand
+        return inst
 
-    @staticmethod
-    def _load(cand: nn.Module, state: dict[str, torch.Tensor]) -> None:
+    for k, spec in enumerate(specs):
+        fact: dict[str, Any] = {"name": spec.name, "index": k}
+        facts.append(fact)
         try:
-            cand.load_state_dict(state)
-        except RuntimeError as exc:
-            first = str(exc).strip().splitlines()
-            raise InputError(
-                "candidate: ModelNew's parameters and buffers differ from Model's: "
-                + " ".join(line.strip() for line in first[1:3])
-            ) from exc
-
-    def _redraw(self, problem: Problem, init: list[Any], ref: nn.Module, cand: nn.Module,
-                seed: int) -> nn.Module:
-        fresh = problem.make_model(init, seed)
-        redraw_parameters(fresh, seed)
-        state = fresh.state_dict()
-        ref.load_state_dict(state)
-        self._load(cand, ref.state_dict())
-        return copy.deepcopy(fresh).to(self.device).double()
-
-    # .................................................................. trials
-    def run(self) -> Verdict:
-        verdict = Verdict(True, None, "", sizes=dict(self.problem.sizes),
-                          reduced=self.problem is not self.full_problem)
-        try:
-            self._main_trials(verdict)
-            if self.device.type == "cuda":
-                self._stream_trial(verdict)
-            if self.opts.other_sizes:
-                self._other_size_trials(verdict)
-        except _Reject as rej:
-            verdict.correct, verdict.reason, verdict.detail = False, rej.reason, rej.detail
-        return verdict
-
-    def _main_trials(self, verdict: Verdict) -> None:
-        init, ref, cand = self._models(self.problem)
-        self.main = (init, ref, cand)
-        for t in range(self.opts.n_sets):
-            seed = self.opts.seed + 1 + t
-            dist = DISTRIBUTIONS[t % len(DISTRIBUTIONS)]
-            ref64 = self._redraw(self.problem, init, ref, cand, seed)
-            inputs = [to_device(x, self.device, self.opts.precision)
-                      for x in self.problem.sample_inputs(seed, dist)]
-            trial = self._trial(f"set {t + 1}", self.problem, seed, dist, ref, ref64, cand, inputs,
-                                check_history=True)
-            verdict.trials.append(trial)
-            if not trial.ok:
-                raise _Reject(trial.reason or "wrong", trial.detail)
-
-    def _call_candidate(self, cand: nn.Module, inputs: list[Any]) -> tuple[Any, int]:
-        before = self.counter.count
-        self.counter.storages.clear()
-        poison_device_cache(self.device)
-        try:
-            with torch.no_grad(), self.counter.active(), PoisonAllocations():
-                out = cand(*inputs)
-            synchronize(self.device)
-        except _Reject:
-            raise
-        except Exception as exc:
-            msg = str(exc).strip().splitlines()
-            raise _Reject("error", f"forward raised {type(exc).__name__}: "
-                                   f"{msg[0] if msg else ''}") from exc
-        return out, self.counter.count - before
-
-    def _reference(self, ref: nn.Module, ref64: nn.Module, inputs: list[Any]) -> tuple[Any, Any]:
-        with torch.no_grad(), precision_mode(self.opts.precision):
-            r = ref(*inputs)
-            r64 = ref64(*[to_double(x) for x in inputs])
-        synchronize(self.device)
-        return r, r64
-
-    def _trial(self, name: str, problem: Problem, seed: int, dist: str, ref: nn.Module,
-               ref64: nn.Module, cand: nn.Module, inputs: list[Any], *,
-               check_history: bool = False) -> Trial:
-        trial = Trial(name, seed, dist, dict(problem.sizes), ok=True)
-        backups = [x.clone() for x in _tensors(inputs)]
-        out, launches = self._call_candidate(cand, inputs)
-        trial.launches = launches
-        if launches < self.opts.min_launches:
-            return self._fail(trial, "no-kernel",
-                              f"forward launched {launches} Triton kernels "
-                              f"(at least {self.opts.min_launches} required)")
-        for i, (x, b) in enumerate(zip(_tensors(inputs), backups, strict=True)):
-            if not _same_bits(x, b):
-                return self._fail(trial, "input-modified", f"input {i} was modified by forward")
-        if check_history and self.history:
-            for k, (outs, clones) in enumerate(self.history):
-                for o, c in zip(outs, clones, strict=True):
-                    if not _same_bits(o, c):
-                        return self._fail(trial, "reused-output",
-                                          f"an output of call {k + 1} changed during a later call")
-        r, r64 = self._reference(ref, ref64, inputs)
-        outs = _tensors([out])
-        r_outs = _tensors([r])
-        for i, o in enumerate(outs):
-            for x in _tensors(inputs):
-                if _overlaps(o, x):
-                    ref_alias = i < len(r_outs) and _overlaps(r_outs[i], x)
-                    if not ref_alias:
-                        return self._fail(trial, "alias",
-                                          f"output {i} shares memory with an input")
-        if self.opts.kernel_outputs and self.opts.min_launches > 0:
-            for i, o in enumerate(outs):
-                aliases_input = any(_overlaps(o, x) for x in _tensors(inputs))
-                if not aliases_input and storage_key(o) not in self.counter.storages:
-                    return self._fail(trial, "no-kernel",
-                                      f"output {i} was not written by a Triton kernel "
-                                      "(computed by PyTorch?)")
-        cmp: Comparison = compare(out, r, r64, self.opts.precision)
-        worst = cmp.worst
-        if worst is not None:
-            trial.rel_l2, trial.tol_rel = worst.rel_l2, worst.tol_rel
-            trial.max_abs, trial.tol_abs = worst.max_abs, worst.tol_abs
-            trial.ref_rel_l2 = worst.ref_rel_l2
-        if not cmp.ok:
-            reason = cmp.reason or "wrong"
-            if check_history and self._repeats(outs):
-                reason = "repeat"
-                return self._fail(trial, reason,
-                                  f"{name}: returned an earlier call's result for new inputs "
-                                  f"({cmp.detail})")
-            return self._fail(trial, reason, f"{name} ({dist} inputs): {cmp.detail}")
-        if check_history:
-            self.history.append((outs, [o.clone() for o in outs]))
-        return trial
-
-    def _repeats(self, outs: list[torch.Tensor]) -> bool:
-        for _, clones in self.history:
-            if len(clones) == len(outs) and all(
-                _same_bits(o, c) for o, c in zip(outs, clones, strict=True)
-            ):
-                return True
-        return False
-
-    @staticmethod
-    def _fail(trial: Trial, reason: str, detail: str) -> Trial:
-        trial.ok, trial.reason, trial.detail = False, reason, detail
-        return trial
-
-    def _stream_trial(self, verdict: Verdict) -> None:
-        """Inputs become ready on the calling stream only after a long GPU sleep.
-
-        A candidate whose kernels run on another stream without ordering against the calling
-        stream reads the old input values, or hands back outputs still being written.
-        """
-        init, ref, cand = self.main
-        seed = self.opts.seed + 101
-        ref64 = self._redraw(self.problem, init, ref, cand, seed)
-        stale = [to_device(x, self.device, self.opts.precision)
-                 for x in self.problem.sample_inputs(seed + 1, "normal")]
-        fresh = [to_device(x, self.device, self.opts.precision)
-                 for x in self.problem.sample_inputs(seed, "uniform")]
-        synchronize(self.device)
-        before = self.counter.count
-        try:
-            with torch.no_grad(), self.counter.active(), PoisonAllocations():
-                torch.cuda._sleep(100_000_000)  # ~50 ms on the calling stream
-                for dst, src in zip(_tensors(stale), _tensors(fresh), strict=True):
-                    dst.copy_(src, non_blocking=True)
-                out = cand(*stale)
-                snapshot = [o.clone() for o in _tensors([out])]
-            synchronize(self.device)
-        except Exception as exc:
-            raise _Reject("error", f"forward raised {type(exc).__name__}: {exc}") from exc
-        trial = Trial("stream order", seed, "uniform", dict(self.problem.sizes), ok=True,
-                      launches=self.counter.count - before)
-        r, r64 = self._reference(ref, ref64, fresh)
-        cmp = compare(_rebuild(out, snapshot), r, r64, self.opts.precision)
-        if not cmp.ok:
-            self._fail(trial, "stream", "output not ready on the calling stream when forward "
-                                        f"returned (work on another stream?): {cmp.detail}")
-        verdict.trials.append(trial)
-        if not trial.ok:
-            raise _Reject(trial.reason or "stream", trial.detail)
-
-    def _other_size_trials(self, verdict: Verdict) -> None:
-        """Same instance at other batch-like sizes, then a new instance at other sizes."""
-        checked = False
-        init, ref, cand = self.main
-        free = init_free_sizes(self.problem)
-        for other in perturbations(self.problem, free) if free else ():
-            if self._try_other(verdict, other, (init, ref, cand), "other sizes, same instance"):
-                checked = True
-                break
-        base = reduced(self.problem) if self.problem.resizable else self.problem
-        for other in perturbations(base):
-            try:
-                models = self._models(other)
-            except _Reject as rej:
-                raise _Reject(rej.reason, f"at other sizes: {rej.detail}") from rej
-            except Exception:
-                continue
-            if self._try_other(verdict, other, models, "other sizes, new instance"):
-                checked = True
-                break
-        if not checked:
-            verdict.notes.append("sizes could not be varied: shape-generality not checked")
-
-    def _try_other(self, verdict: Verdict, other: Problem, models: tuple[Any, Any, Any],
-                   name: str) -> bool:
-        init, ref, cand = models
-        seed = self.opts.seed + 202
-        try:
-            ref64 = self._redraw(other, init, ref, cand, seed)
-            inputs = [to_device(x, self.device, self.opts.precision)
-                      for x in other.sample_inputs(seed, "normal")]
-            self._reference(ref, ref64, inputs)  # the reference must run at these sizes
+            if spec.instance == "main":
+                if main_inst is None:
+                    main_inst = make(spec)
+                inst = main_inst
+            else:
+                inst = make(spec)
+            _load_state(inst, b.state(spec))
+            if spec.kind == "stream":
+                outs = _stream_call(b, spec, inst, counter, fact)
+            else:
+                inputs = b.inputs(spec)
+                outs = _plain_call(inputs, inst, counter, fact, b.device, opts)
+                if spec.main:
+                    for j, (prev, clones) in enumerate(history):
+                        if not all(same_bits(o, c) for o, c in zip(prev, clones, strict=True)):
+                            fact["reused_output"] = j
+                            break
+                    history.append((tensors_of([outs]), [o.clone()
+                                                         for o in tensors_of([outs])]))
+            _save_outputs(outs, out_dir / f"trial{k}.pt")
         except InputError:
             raise
-        except Exception:
-            return False
-        trial = self._trial(name, other, seed, "normal", ref, ref64, cand, inputs)
-        verdict.trials.append(trial)
-        if not trial.ok:
-            reason = "other-size" if trial.reason in ("wrong", "nonfinite", "shape") else (
-                trial.reason or "other-size")
-            sizes = ", ".join(f"{k}={v}" for k, v in other.sizes.items())
-            raise _Reject(reason, f"at other sizes ({sizes}): {trial.detail}")
-        return True
+        except _Stop as stop:
+            fact["error"] = stop.detail
+            break
+        except Exception as exc:  # the candidate raised: recorded, the worker goes on
+            fact["error"] = f"forward raised {_one_line(exc)}"
+            break
+        finally:
+            facts_path.write_text(json.dumps(facts))
+    return facts
 
 
-def _rebuild(out: Any, tensors: list[torch.Tensor]) -> Any:
-    """``out`` with its tensor leaves replaced, in order, by ``tensors``."""
-    from torch.utils._pytree import tree_flatten, tree_unflatten
+class _Stop(Exception):
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
 
-    leaves, spec = tree_flatten(out)
-    it = iter(tensors)
+
+def _load_state(inst: nn.Module, state: dict[str, torch.Tensor]) -> None:
+    try:
+        inst.load_state_dict(state)
+    except RuntimeError as exc:
+        lines = str(exc).strip().splitlines()
+        raise InputError(
+            "candidate: ModelNew's parameters and buffers differ from Model's: "
+            + " ".join(line.strip() for line in lines[1:3])
+        ) from exc
+
+
+def _plain_call(inputs: list[Any], inst: nn.Module, counter: LaunchCounter,
+                fact: dict[str, Any], device: torch.device, opts: VerifyOptions) -> Any:
+    backups = [x.clone() for x in tensors_of(inputs)]
+    before = counter.count
+    counter.reset_trace()
+    poison_device_cache(device)
+    with torch.no_grad(), counter.active(), PoisonAllocations(counter) as tracker:
+        out = inst(*inputs)
+    synchronize(device)
+    fact["launches"] = counter.count - before
+    fact["input_modified"] = [i for i, (x, bk) in enumerate(zip(tensors_of(inputs), backups,
+                                                                 strict=True))
+                              if not same_bits(x, bk)]
+    outs = tensors_of([out])
+    ins = tensors_of(inputs)
+    fact["alias"] = [[i, j] for i, o in enumerate(outs) for j, x in enumerate(ins)
+                     if overlaps(o, x)]
+    fact["torch_written"] = []
+    if opts.kernel_outputs:
+        for i, o in enumerate(outs):
+            if any(overlaps(o, x) for x in ins):
+                continue
+            key = storage_key(o)
+            last_kernel = counter.last_launch.get(key, -1)
+            last_torch = tracker.last_write.get(key, -1)
+            if last_kernel < 0 or last_torch > last_kernel:
+                fact["torch_written"].append(i)
+    return out
+
+
+def _stream_call(b: _Builder, spec: TrialSpec, inst: nn.Module, counter: LaunchCounter,
+                 fact: dict[str, Any]) -> Any:
+    """Inputs become ready on the calling stream only after a long GPU sleep.
+
+    A candidate whose kernels run on another stream without ordering against the calling
+    stream reads the old input values, or hands back outputs still being written.
+    """
+    stale = b.inputs(spec, seed=spec.seed + 1, dist="normal")
+    fresh = b.inputs(spec)
+    synchronize(b.device)
+    before = counter.count
+    with torch.no_grad(), counter.active(), PoisonAllocations(counter):
+        torch.cuda._sleep(100_000_000)  # ~50 ms on the calling stream
+        for dst, src in zip(tensors_of(stale), tensors_of(fresh), strict=True):
+            dst.copy_(src, non_blocking=True)
+        out = inst(*stale)
+        snapshot = [o.clone() for o in tensors_of([out])]
+    synchronize(b.device)
+    fact["launches"] = counter.count - before
+    leaves, spec_tree = torch.utils._pytree.tree_flatten(out)
+    it = iter(snapshot)
     leaves = [next(it) if isinstance(x, torch.Tensor) else x for x in leaves]
-    return tree_unflatten(leaves, spec)
+    return torch.utils._pytree.tree_unflatten(leaves, spec_tree)
 
 
-def verify(problem: Problem, cand_cls: type, opts: VerifyOptions,
-           progress: Callable[[str], None] | None = None) -> Verdict:
-    """Judge ``cand_cls`` (a ModelNew class) against ``problem``."""
-    del progress
-    return Verifier(problem, cand_cls, opts).run()
+def _save_outputs(out: Any, path: Path) -> None:
+    leaves = flatten(out)
+    plain = []
+    for x in leaves:
+        if isinstance(x, torch.Tensor):
+            # a plain tensor copy on the CPU: subclasses and hooks stay behind
+            plain.append(x.detach().to("cpu").as_subclass(torch.Tensor).clone())
+        elif isinstance(x, (int, float, bool)) or x is None:
+            plain.append(x)
+        else:
+            plain.append(repr(type(x)))
+    torch.save({"leaves": plain}, path)
+
+
+# --------------------------------------------------------- reference worker
+def judge_trials(problem: Problem, opts: VerifyOptions, specs: list[TrialSpec],
+                 facts: list[dict[str, Any]], out_dir: Path, notes: list[str]) -> Verdict:
+    """Decide the verdict from the candidate's saved outputs. Trusted process."""
+    b = _Builder(problem, opts)
+    verdict = Verdict(True, None, "", sizes=dict(b.main.sizes), reduced=b.main is not problem,
+                      notes=list(notes))
+    earlier: list[list[Any]] = []
+    other_checked = {"same": False, "new": False}
+    for k, spec in enumerate(specs):
+        if spec.kind == "other-size":
+            slot = "new" if spec.instance == "new" else "same"
+            if other_checked[slot]:
+                continue
+        fact = facts[k] if k < len(facts) else None
+        trial = Trial(spec.name, spec.seed, spec.dist, dict(spec.sizes), ok=True)
+        reject = _judge_one(b, spec, fact, trial, earlier, opts, out_dir / f"trial{k}.pt")
+        if reject == "skip":
+            verdict.notes.append(f"{spec.name}: the reference does not run at sizes "
+                                 f"{spec.sizes}; trial skipped")
+            continue
+        verdict.trials.append(trial)
+        if spec.kind == "other-size":
+            other_checked["new" if spec.instance == "new" else "same"] = True
+        if not trial.ok:
+            verdict.correct, verdict.reason, verdict.detail = False, trial.reason, trial.detail
+            return verdict
+    if opts.other_sizes and not any(other_checked.values()) and not any(
+            "could not be varied" in n for n in verdict.notes):
+        verdict.notes.append("no other-size trial could run: shape-generality not checked")
+    return verdict
+
+
+def _fail(trial: Trial, reason: str, detail: str) -> str:
+    trial.ok, trial.reason, trial.detail = False, reason, detail
+    return reason
+
+
+def _judge_one(b: _Builder, spec: TrialSpec, fact: dict[str, Any] | None, trial: Trial,
+               earlier: list[list[Any]], opts: VerifyOptions, path: Path) -> str | None:
+    where = f"{spec.name} ({spec.dist} inputs)"
+    if spec.kind == "other-size":
+        where = f"at other sizes ({', '.join(f'{k}={v}' for k, v in spec.sizes.items())})"
+    # The reference first: if it cannot run at these sizes, the trial does not count.
+    try:
+        state = b.state(spec)
+        ref = b.ref_model(spec)
+        ref.load_state_dict(state)
+        ref64 = copy.deepcopy(ref).double()
+        inputs = b.inputs(spec)
+        with torch.no_grad(), precision_mode(opts.precision):
+            r = ref(*inputs)
+            r64 = ref64(*[to_double(x) for x in inputs])
+        synchronize(b.device)
+    except InputError:
+        raise
+    except Exception:
+        if spec.kind == "other-size":
+            return "skip"
+        raise
+    if fact is None:
+        return _fail(trial, "error", f"{where}: the candidate produced no result")
+    trial.launches = int(fact.get("launches", 0))
+    if fact.get("error"):
+        return _fail(trial, "error", f"{where}: {fact['error']}")
+    if trial.launches < opts.min_launches:
+        return _fail(trial, "no-kernel", f"{where}: forward launched {trial.launches} Triton "
+                                         f"kernels (at least {opts.min_launches} required)")
+    if fact.get("input_modified"):
+        return _fail(trial, "input-modified",
+                     f"{where}: input {fact['input_modified'][0]} was modified by forward")
+    if fact.get("reused_output") is not None:
+        return _fail(trial, "reused-output",
+                     f"an output of call {fact['reused_output'] + 1} changed during a later call")
+    r_outs = tensors_of([r])
+    ins = tensors_of(inputs)
+    for i, j in fact.get("alias", []):
+        ref_alias = i < len(r_outs) and j < len(ins) and overlaps(r_outs[i], ins[j])
+        if not ref_alias:
+            return _fail(trial, "alias", f"{where}: output {i} shares memory with input {j}")
+    if fact.get("torch_written"):
+        return _fail(trial, "no-kernel", f"{where}: output {fact['torch_written'][0]} was not "
+                                         "last written by a Triton kernel (computed by PyTorch?)")
+    try:
+        saved = torch.load(path, weights_only=True)
+        leaves = saved["leaves"]
+    except Exception as exc:
+        return _fail(trial, "shape", f"{where}: outputs are not plain tensors ({_one_line(exc)})")
+    out = _as_device(leaves, r, b.device)
+    cmp = compare(out, r, r64, opts.precision)
+    worst = cmp.worst
+    if worst is not None:
+        trial.rel_l2, trial.tol_rel = worst.rel_l2, worst.tol_rel
+        trial.max_abs, trial.tol_abs = worst.max_abs, worst.tol_abs
+        trial.ref_rel_l2 = worst.ref_rel_l2
+    if cmp.ok:
+        if spec.main:
+            earlier.append([x for x in leaves if isinstance(x, torch.Tensor)])
+        return None
+    if spec.kind == "stream":
+        return _fail(trial, "stream", "output not ready on the calling stream when forward "
+                                      f"returned (work on another stream?): {cmp.detail}")
+    if spec.kind == "other-size":
+        reason = "other-size" if cmp.reason in ("wrong", "nonfinite", "shape") else cmp.reason
+        return _fail(trial, reason or "other-size", f"{where}: {cmp.detail}")
+    now = [x for x in leaves if isinstance(x, torch.Tensor)]
+    for prev in earlier:
+        if len(prev) == len(now) and all(same_bits(a, c) for a, c in zip(now, prev,
+                                                                          strict=True)):
+            return _fail(trial, "repeat", f"{spec.name}: returned an earlier call's result for "
+                                          f"new inputs ({cmp.detail})")
+    return _fail(trial, cmp.reason or "wrong", f"{where}: {cmp.detail}")
+
+
+def _as_device(leaves: list[Any], ref: Any, device: torch.device) -> Any:
+    """Saved leaves in the reference's structure (so compare() sees the same shape)."""
+    moved = [x.to(device) if isinstance(x, torch.Tensor) else x for x in leaves]
+    r_leaves, spec = torch.utils._pytree.tree_flatten(ref)
+    if len(r_leaves) != len(moved):
+        return moved  # compare() reports the structure mismatch
+    return torch.utils._pytree.tree_unflatten(moved, spec)
+
+

@@ -1,8 +1,9 @@
-"""Worker process: judges one candidate and writes the result as JSON.
+"""Worker processes of the judge, one role each: ``candidate`` or ``reference``.
 
-Run as ``python -m kernelcraft.measure.worker JOB.json``. Untrusted candidate code only
-ever runs here, so a crash, a hang or an illegal memory access ends this process and the
-parent (``sandbox.py``) records it; the tuner and the CLI survive.
+Run as ``python -m kernelcraft.measure.worker JOB.json``. The candidate worker is the only
+process that imports candidate code; a crash, a hang or an illegal memory access ends it
+and the parent (``sandbox.py``) records that. The reference worker starts after the
+candidate's process has ended, recomputes every trial from its seed and decides.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +21,53 @@ from kernelcraft.errors import InputError
 SUSPICIOUS_SPEEDUP = 10.0
 
 
-def run_job(job: dict[str, Any]) -> dict[str, Any]:
+def _opts(job: dict[str, Any]) -> Any:
+    from kernelcraft.measure.verify import VerifyOptions
+
+    return VerifyOptions(**job["verify"])
+
+
+def _specs(job: dict[str, Any]) -> list[Any]:
+    from kernelcraft.measure.verify import TrialSpec
+
+    return [TrialSpec(**s) for s in job["specs"]]
+
+
+def _timing_inputs(problem: Any, opts: Any, n: int) -> list[list[Any]]:
     import torch
 
-    from kernelcraft.measure.verify import VerifyOptions, verify
+    from kernelcraft.measure.verify import to_device
+
+    device = torch.device("cuda")
+    return [
+        [to_device(x, device, opts.precision) for x in problem.sample_inputs(opts.seed + 50 + i)]
+        for i in range(n)
+    ]
+
+
+def _timed_model(problem: Any, opts: Any, cls: Any | None) -> Any:
+    """The model to time: the reference, or the candidate with the reference's state."""
+    import torch
+
+    from kernelcraft.problem import redraw_parameters
+
+    init = problem.init_inputs(opts.seed)
+    ref = problem.make_model(init, opts.seed)
+    redraw_parameters(ref, opts.seed)
+    model = ref if cls is None else cls(*init)
+    model = model.to("cuda")
+    low = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(opts.precision)
+    if low is not None:
+        model, ref = model.to(low), ref.to(low)
+    if cls is not None:
+        model.load_state_dict(ref.to("cuda").state_dict())
+    return model
+
+
+def run_candidate_job(job: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    from kernelcraft.measure.verify import precision_mode, run_candidate
     from kernelcraft.problem import load_module, load_problem
 
     problem = load_problem(job["ref"])
@@ -30,18 +75,31 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     cand_cls = getattr(module, "ModelNew", None)
     if not isinstance(cand_cls, type) or not issubclass(cand_cls, torch.nn.Module):
         raise InputError(f"{job['candidate']}: no `ModelNew` nn.Module class defined")
-    device = job["device"]
-    opts = VerifyOptions(
-        device=device,
-        precision=job.get("precision", "fp32"),
-        n_sets=int(job.get("n_sets", 5)),
-        seed=int(job.get("seed", 0)),
-        reduce=device == "cpu" or bool(job.get("reduce", False)),
-        other_sizes=bool(job.get("other_sizes", True)),
-        min_launches=int(job.get("min_launches", 1)),
-        kernel_outputs=bool(job.get("kernel_outputs", True)),
-    )
-    verdict = verify(problem, cand_cls, opts)
+    opts = _opts(job)
+    facts = run_candidate(problem, cand_cls, opts, _specs(job), Path(job["out_dir"]))
+    result: dict[str, Any] = {"status": "ran", "facts": facts}
+    failed = any(f.get("error") for f in facts)
+    if opts.device == "cuda" and job.get("timing", True) and not failed:
+        from kernelcraft.measure.timing import time_cuda
+
+        model = _timed_model(problem, opts, cand_cls)
+        inputs = _timing_inputs(problem, opts, int(job.get("rotate", 3)))
+        with torch.no_grad(), precision_mode(opts.precision):
+            result["timing"] = {"candidate": time_cuda(model, inputs).to_json()}
+    return result
+
+
+def run_reference_job(job: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    from kernelcraft.measure.verify import judge_trials, precision_mode
+    from kernelcraft.problem import load_problem
+
+    problem = load_problem(job["ref"])
+    opts = _opts(job)
+    facts = job.get("facts", [])
+    verdict = judge_trials(problem, opts, _specs(job), facts, Path(job["out_dir"]),
+                           job.get("notes", []))
     result: dict[str, Any] = {
         "status": "ok" if verdict.correct else "rejected",
         "correct": verdict.correct,
@@ -49,63 +107,45 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         "detail": verdict.detail,
         "verdict": verdict.to_json(),
     }
-    if device == "cuda":
-        from kernelcraft.measure.timing import device_info
+    if opts.device != "cuda":
+        return result
+    from kernelcraft.measure.timing import device_info, time_cuda
 
-        result["env"] = device_info()
-        if verdict.correct and job.get("timing", True):
-            result.update(time_against_baselines(problem, cand_cls, opts, job))
+    result["env"] = device_info()
+    cand_timing = job.get("candidate_timing")
+    if not (verdict.correct and cand_timing):
+        return result
+    model = _timed_model(problem, opts, None)
+    inputs = _timing_inputs(problem, opts, int(job.get("rotate", 3)))
+    timing = dict(cand_timing)
+    with torch.no_grad(), precision_mode(opts.precision):
+        timing["eager"] = time_cuda(model, inputs).to_json()
+        if job.get("compile", True):
+            try:
+                compiled = torch.compile(model)
+                timing["compile"] = time_cuda(compiled, inputs).to_json()
+            except Exception as exc:  # a baseline that fails is reported, not fatal
+                result["compile_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+        result["roofline"] = roofline(model, inputs[0], opts.precision, job.get("target"))
+    result["timing"] = timing
+    result.update(speedups(timing, result["roofline"]))
     return result
 
 
-def time_against_baselines(problem: Any, cand_cls: type, opts: Any,
-                           job: dict[str, Any]) -> dict[str, Any]:
-    """Time candidate, eager and torch.compile on the same rotating inputs, full size."""
-    import torch
-
-    from kernelcraft.measure.timing import time_cuda
-    from kernelcraft.measure.verify import precision_mode, to_device
-    from kernelcraft.problem import redraw_parameters
-
-    device = torch.device("cuda")
-    init = problem.init_inputs(opts.seed)
-    ref = problem.make_model(init, opts.seed)
-    redraw_parameters(ref, opts.seed)
-    cand = cand_cls(*init)
-    ref, cand = ref.to(device), cand.to(device)
-    low = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(opts.precision)
-    if low is not None:
-        ref, cand = ref.to(low), cand.to(low)
-    cand.load_state_dict(ref.state_dict())
-    n_rot = int(job.get("rotate", 3))
-    input_sets = [
-        [to_device(x, device, opts.precision) for x in problem.sample_inputs(opts.seed + 50 + i)]
-        for i in range(n_rot)
-    ]
-    out: dict[str, Any] = {"timing": {}}
-    with torch.no_grad(), precision_mode(opts.precision):
-        out["timing"]["candidate"] = time_cuda(cand, input_sets).to_json()
-        out["timing"]["eager"] = time_cuda(ref, input_sets).to_json()
-        if job.get("compile", True):
-            try:
-                compiled = torch.compile(ref)
-                out["timing"]["compile"] = time_cuda(compiled, input_sets).to_json()
-            except Exception as exc:  # a baseline that fails is reported, not fatal
-                out["compile_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-        out["roofline"] = roofline(ref, input_sets[0], opts.precision, job.get("target"))
-    t = out["timing"]
-    cand_ms = t["candidate"]["median_ms"]
-    out["speedup_eager"] = t["eager"]["median_ms"] / cand_ms
-    if "compile" in t:
-        out["speedup_compile"] = t["compile"]["median_ms"] / cand_ms
-    if out["roofline"].get("ms"):
-        out["roofline"]["pct"] = 100.0 * out["roofline"]["ms"] / cand_ms
+def speedups(timing: dict[str, Any], roof: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    cand_ms = timing["candidate"]["median_ms"]
+    out["speedup_eager"] = timing["eager"]["median_ms"] / cand_ms
+    if "compile" in timing:
+        out["speedup_compile"] = timing["compile"]["median_ms"] / cand_ms
+    if roof.get("ms"):
+        roof["pct"] = 100.0 * roof["ms"] / cand_ms
     flags = []
     for key in ("speedup_eager", "speedup_compile"):
         if out.get(key, 0) > SUSPICIOUS_SPEEDUP:
             flags.append(f"{key} {out[key]:.1f}x > {SUSPICIOUS_SPEEDUP:.0f}x: review")
-    if out["roofline"].get("pct", 0) > 105:
-        flags.append(f"faster than the roofline ({out['roofline']['pct']:.0f}%): review")
+    if roof.get("pct", 0) > 105:
+        flags.append(f"faster than the roofline ({roof['pct']:.0f}%): review")
     out["flags"] = flags
     return out
 
@@ -154,11 +194,13 @@ def matmul_ceiling(tgt: Any, mode: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    job_path = Path(argv[0])
-    job = json.loads(job_path.read_text())
+    job = json.loads(Path(argv[0]).read_text())
     out_path = Path(job["result"])
     try:
-        result = run_job(job)
+        if job["role"] == "candidate":
+            result = run_candidate_job(job)
+        else:
+            result = run_reference_job(job)
     except InputError as exc:
         result = {"status": "input-error", "correct": False, "reason": None, "detail": str(exc)}
     except Exception as exc:  # a bug in the judge itself: report with its traceback
@@ -171,6 +213,10 @@ def main(argv: list[str] | None = None) -> int:
         }
     out_path.write_text(json.dumps(result, default=str))
     return 0
+
+
+def spec_json(specs: list[Any]) -> list[dict[str, Any]]:
+    return [asdict(s) for s in specs]
 
 
 if __name__ == "__main__":

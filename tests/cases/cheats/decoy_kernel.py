@@ -1,10 +1,8 @@
 """Cheat (softmax): launches a trivial Triton kernel that is given the output (and
 writes only a scratch buffer), satisfying both a per-forward launch count and a check
 that every output was passed to a kernel, then fills the output with torch.softmax.
-None of the judge's listed checks rejects it: the test for it is an expected failure
-that documents the gap (catching it needs to see that torch ops, not kernel stores,
-wrote the output, e.g. a dispatch mode that flags compute ops writing into memory that
-is returned, or a store-coverage record from the interpreter)."""
+The judge stamps PyTorch's writes and kernel launches with one clock: an output that
+PyTorch wrote after the last kernel that was handed it is "no-kernel"."""
 
 import torch
 import torch.nn as nn
