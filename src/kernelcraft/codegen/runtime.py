@@ -17,9 +17,8 @@ def _kc_coalesce(sizes, strides_list, rank=_KC_MAX_RANK):
     out_sizes = []
     out_strides = [[] for _ in strides_list]
     for d in dims:
-        if out_sizes and all(
-            st[-1] == strides[d] * sizes[d] for st, strides in zip(out_strides, strides_list, strict=True)
-        ):
+        pairs = zip(out_strides, strides_list, strict=True)
+        if out_sizes and all(st[-1] == strides[d] * sizes[d] for st, strides in pairs):
             out_sizes[-1] *= sizes[d]
             for st, strides in zip(out_strides, strides_list, strict=True):
                 st[-1] = strides[d]
