@@ -26,7 +26,7 @@ def tree(tmp_path):
     shutil.copy(EXAMPLES / "problems/scale_residual.py", probs / "level1/zeros.py")
     (cands / "level1/zeros.py").write_text(
         (EXAMPLES / "candidates/scale_residual.py").read_text().replace(
-            "return out", "return out.zero_()"))
+            "out = _tanh(x * w[None, :] + b[None, :]) + y", "out = x * 0.0"))
     shutil.copy(EXAMPLES / "problems/gelu.py", probs / "level2/gelu.py")
     return tmp_path
 
