@@ -72,14 +72,18 @@ class Problem:
         torch.manual_seed(seed)
         return self.build_model(init)
 
-    def template_inputs(self, seed: int) -> list[Any]:
+    def template_inputs(self, seed: int, device: str | torch.device | None = None) -> list[Any]:
         torch.manual_seed(seed)
         try:
+            if device is not None and torch.device(device).type != "cpu":
+                with torch.device(device):
+                    return list(self.get_inputs())
             return list(self.get_inputs())
         except Exception as exc:  # the problem's own code failed
             raise InputError(f"{self.name}: get_inputs() raised {_one_line(exc)}") from exc
 
-    def sample_inputs(self, seed: int, dist: str = "problem") -> list[Any]:
+    def sample_inputs(self, seed: int, dist: str = "problem",
+                      device: str | torch.device | None = None) -> list[Any]:
         """Fresh inputs: the problem's own under ``seed``, re-drawn from ``dist``.
 
         Floating tensors keep the shape, dtype, strides and domain of the problem's own
@@ -87,9 +91,11 @@ class Problem:
         ``log`` or probability inputs remain valid; integer and bool tensors are the
         problem's own draw under ``seed``. No tensor is ever all zeros.
         """
-        template = self.template_inputs(seed)
-        gen = torch.Generator().manual_seed(seed * 7919 + 17)
-        return [redraw(t, dist, gen) if isinstance(t, torch.Tensor) else t for t in template]
+        template = self.template_inputs(seed, device)
+        dev = torch.device(device) if device is not None else torch.device("cpu")
+        gen = torch.Generator(device=dev).manual_seed(seed * 7919 + 17)
+        return [redraw(t.to(dev), dist, gen) if isinstance(t, torch.Tensor) else t
+                for t in template]
 
     def meta_numels(self) -> tuple[int, int]:
         """(largest tensor numel, total numel) over inputs, parameters and outputs, on meta."""
@@ -103,26 +109,32 @@ def redraw(t: torch.Tensor, dist: str, gen: torch.Generator) -> torch.Tensor:
         raise ValueError(f"unknown distribution {dist!r}; known: {', '.join(DISTRIBUTIONS)}")
     if not (t.is_floating_point() or t.is_complex()) or t.numel() == 0:
         return t
-    src = t.detach().to("cpu", torch.float64)
+    dev = gen.device
+    work = torch.float64 if dev.type == "cpu" else torch.float32
+    src = t.detach().to(dev)
     nonneg = bool((src >= 0).all())
     unit = nonneg and bool((src <= 1).all())
     shape = t.shape
+
+    def randn() -> torch.Tensor:
+        return torch.randn(shape, generator=gen, dtype=work, device=dev)
+
     if dist == "problem":
-        vals = src.clone()
+        vals = src.to(work)
         if not bool((vals != 0).any()):
-            vals = torch.randn(shape, generator=gen, dtype=torch.float64)
+            vals = randn()
     elif dist == "normal":
-        vals = torch.randn(shape, generator=gen, dtype=torch.float64)
+        vals = randn()
     elif dist == "uniform":
-        vals = torch.rand(shape, generator=gen, dtype=torch.float64) * 2 - 1
+        vals = torch.rand(shape, generator=gen, dtype=work, device=dev) * 2 - 1
     elif dist == "scaled":
-        vals = torch.randn(shape, generator=gen, dtype=torch.float64) * 10
+        vals = randn() * 10
     elif dist == "outliers":
-        vals = torch.randn(shape, generator=gen, dtype=torch.float64)
-        spikes = torch.rand(shape, generator=gen, dtype=torch.float64) < 0.01
+        vals = randn()
+        spikes = torch.rand(shape, generator=gen, dtype=work, device=dev) < 0.01
         vals = torch.where(spikes, vals * 30, vals)
     else:  # shifted
-        vals = torch.randn(shape, generator=gen, dtype=torch.float64) + 3
+        vals = randn() + 3
     if dist != "problem":
         if unit:
             vals = torch.sigmoid(vals)

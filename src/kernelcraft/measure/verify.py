@@ -251,7 +251,8 @@ class _Builder:
     def inputs(self, spec: TrialSpec, seed: int | None = None, dist: str | None = None
                ) -> list[Any]:
         prob = self.at(spec.sizes)
-        raw = prob.sample_inputs(spec.seed if seed is None else seed, dist or spec.dist)
+        raw = prob.sample_inputs(spec.seed if seed is None else seed, dist or spec.dist,
+                                 device=self.device)
         return [to_device(x, self.device, self.opts.precision) for x in raw]
 
     def model(self, cls: Any, init: list[Any]) -> nn.Module:

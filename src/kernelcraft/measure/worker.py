@@ -40,7 +40,8 @@ def _timing_inputs(problem: Any, opts: Any, n: int) -> list[list[Any]]:
 
     device = torch.device("cuda")
     return [
-        [to_device(x, device, opts.precision) for x in problem.sample_inputs(opts.seed + 50 + i)]
+        [to_device(x, device, opts.precision)
+         for x in problem.sample_inputs(opts.seed + 50 + i, device=device)]
         for i in range(n)
     ]
 
