@@ -63,6 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--fresh", action="store_true", help="ignore earlier results in --out")
     _judge_args(be)
 
+    ge = sub.add_parser("generate", help="PyTorch problem -> fused Triton kernels (ModelNew)")
+    ge.add_argument("problem", type=Path)
+    ge.add_argument("--target", default="sm_90",
+                    help="one or several targets, comma-separated (arch or product names)")
+    ge.add_argument("-o", "--out", type=Path, default=Path("out"),
+                    help="output directory; the module goes to OUT/<problem>/kernel.py")
+    ge.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16", "fp16"])
+    ge.add_argument("--device", choices=["cuda", "cpu"], default=None,
+                    help="where the judge checks the result (default: cuda when present)")
+    ge.add_argument("--no-judge", action="store_true", help="skip the judge")
+    ge.add_argument("--no-build", action="store_true", help="skip cross-compilation")
+    ge.add_argument("--timeout", type=float, default=900.0, metavar="S")
+
     tg = sub.add_parser("targets", help="list the targets kernelcraft knows")
     tg.add_argument("--json", action="store_true")
     tg.add_argument("names", nargs="*", help="targets to show (arch or product names)")
@@ -140,6 +153,28 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def cmd_generate(args: argparse.Namespace, console: Console) -> int:
+    from kernelcraft.generate import GenerateOptions, generate
+    from kernelcraft.measure.judge import resolve_device
+    from kernelcraft.target import resolve_many
+
+    resolve_many(args.target)  # unknown targets fail before any work
+    if not args.no_judge:
+        resolve_device(args.device)
+    opts = GenerateOptions(targets=args.target, precision=args.precision, out_dir=args.out,
+                           device=args.device, judge=not args.no_judge,
+                           build=not args.no_build, timeout_s=args.timeout)
+    with console.status(f"generating {args.problem.name} (capture, plan, codegen, build, judge)"):
+        gen = generate(args.problem, opts)
+    console.print(gen.report_path.read_text(), markup=False, highlight=False)
+    console.print(f"module: {gen.module_path}\nreport: {gen.report_path}")
+    if gen.judge is not None and not gen.judge.correct:
+        console.print(f"[red]REJECTED[/red] ({gen.judge.reason}): {gen.judge.detail}",
+                      soft_wrap=True)
+        return EXIT_REJECTED
+    return EXIT_OK
+
+
 def cmd_targets(args: argparse.Namespace, console: Console) -> int:
     from dataclasses import fields
 
@@ -173,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         console = Console(stderr=False, width=160)
     err = Console(stderr=True)
     try:
-        handler = {"eval": cmd_eval, "bench": cmd_bench, "targets": cmd_targets}[args.cmd]
+        handler = {"eval": cmd_eval, "bench": cmd_bench, "targets": cmd_targets,
+                   "generate": cmd_generate}[args.cmd]
         return handler(args, console)
     except InputError as exc:
         if args.debug:

@@ -30,6 +30,7 @@ class GenerateOptions:
     out_dir: Path = Path("out")
     device: str | None = None  # where the judge runs (default: cuda if present)
     judge: bool = True
+    build: bool = True  # cross-compile every kernel for every target
     timeout_s: float = 900.0
     fusion: FusionOptions = field(default_factory=FusionOptions)
 
@@ -118,6 +119,11 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     write_new(module_path, text)
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
                     extern_reasons=reasons)
+    if opts.build:
+        from kernelcraft.build import cross_compile
+
+        specs = [k.build_spec() for k in kernels.values() if k.signature]
+        gen.builds = cross_compile(module_path, specs, [t.key for t in targets])
     if opts.judge:
         gen.judge = judge_generated(gen, opts)
     from kernelcraft.report import generate_report

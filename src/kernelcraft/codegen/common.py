@@ -42,6 +42,29 @@ class KernelSource:
     outputs: list[fx.Node] = field(default_factory=list)  # wrapper results, in order
     config: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: for cross-compilation: Triton signature of the non-constexpr parameters, and
+    #: representative constexpr values / launch options for a GPU
+    signature: dict[str, str] = field(default_factory=dict)
+    constexprs: dict[str, Any] = field(default_factory=dict)
+    num_warps: int = 4
+    num_stages: int | None = None
+
+    def build_spec(self) -> dict[str, Any]:
+        return {"name": self.kernel_name, "signature": self.signature,
+                "constexprs": self.constexprs, "num_warps": self.num_warps,
+                "num_stages": self.num_stages}
+
+
+def ptr_type(n: fx.Node) -> str:
+    """Triton signature type of a tensor argument (``*fp32``)."""
+    from kernelcraft.build import TRITON_DTYPE
+
+    return "*" + TRITON_DTYPE[str(val(n).dtype)]
+
+
+def scalar_type(n: fx.Node) -> str:
+    v = val(n)
+    return "fp32" if isinstance(v, (float, torch.SymFloat)) else "i64"
 
 
 def tl_dtype(n: fx.Node) -> str:

@@ -17,6 +17,8 @@ from kernelcraft.codegen.common import (
     decompose_lines,
     lower_pointwise,
     offset_lines,
+    ptr_type,
+    scalar_type,
     tl_dtype,
     var,
 )
@@ -84,4 +86,12 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append(f"    {kname}[grid]({', '.join(args)}, *[s for st in strides for s in st], "
              f"NDIM=ndim, BLOCK=block, num_warps={cfg['num_warps']})")
     w.append(f"    return ({', '.join(out_names)},)")
-    return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, list(outs), cfg)
+    sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
+    sig.update({nm: ptr_type(o) for nm, o in zip(out_names, outs, strict=True)})
+    sig.update({nm: scalar_type(a) for nm, a in zip(sc_names, scalars, strict=True)})
+    for p in params:
+        if ":" not in p and p not in sig:
+            sig[p] = "i64"
+    return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, list(outs), cfg,
+                        signature=sig, constexprs={"NDIM": 2, "BLOCK": cfg["BLOCK"]},
+                        num_warps=cfg["num_warps"])

@@ -1,0 +1,146 @@
+"""Build: compile generated kernels for explicit targets, no GPU needed, and read resources.
+
+Compilation runs in a subprocess without Triton's interpreter (under the interpreter
+``@triton.jit`` functions cannot be compiled). NVIDIA: registers, stack and local memory
+(spills) from the wheel's ``cuobjdump --dump-resource-usage``; AMD: VGPR/SGPR/AGPR counts,
+spills and LDS from the AMDGCN text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kernelcraft.cache import cache_dir
+
+TRITON_DTYPE = {
+    "torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16",
+    "torch.float64": "fp64", "torch.int64": "i64", "torch.int32": "i32", "torch.int16": "i16",
+    "torch.int8": "i8", "torch.uint8": "u8", "torch.bool": "i1",
+}
+
+
+@dataclass
+class BuildResult:
+    kernel: str
+    target: str
+    ok: bool
+    registers: int | None = None
+    spills: int | None = None
+    shared: int | None = None
+    note: str = ""
+
+
+def _resources_cuda(compiled: Any) -> dict[str, Any]:
+    import triton
+
+    out: dict[str, Any] = {"shared": int(getattr(compiled.metadata, "shared", 0) or 0)}
+    cuobj = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    if not cuobj.exists():
+        return out
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "k.cubin"
+        path.write_bytes(compiled.asm["cubin"])
+        text = subprocess.run([str(cuobj), "--dump-resource-usage", str(path)],
+                              capture_output=True, text=True, timeout=60).stdout
+    m = re.search(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)", text)
+    if m:
+        out["registers"] = int(m.group(1))
+        out["spills"] = int(m.group(4)) + int(m.group(2))  # local memory and stack bytes
+    return out
+
+
+def _resources_hip(compiled: Any) -> dict[str, Any]:
+    text = compiled.asm.get("amdgcn", "")
+    vals = dict(re.findall(r"\.(vgpr_count|sgpr_count|agpr_count|vgpr_spill_count|"
+                           r"sgpr_spill_count|group_segment_fixed_size):\s*(\d+)", text))
+    get = lambda k: int(vals.get(k, 0))  # noqa: E731
+    return {
+        "registers": get("vgpr_count") + get("agpr_count"),
+        "spills": get("vgpr_spill_count") + get("sgpr_spill_count"),
+        "shared": get("group_segment_fixed_size"),
+        "note": f"vgpr {get('vgpr_count')}, agpr {get('agpr_count')}, sgpr {get('sgpr_count')}",
+    }
+
+
+def compile_kernel(fn: Any, spec: dict[str, Any], target: Any) -> BuildResult:
+    """Compile one kernel (a JITFunction) for one kernelcraft Target."""
+    import triton
+    from triton.compiler import ASTSource
+
+    sig = dict(spec["signature"])
+    consts = dict(spec.get("constexprs", {}))
+    for name in consts:
+        sig[name] = "constexpr"
+    opts = {"num_warps": int(spec.get("num_warps", 4))}
+    if spec.get("num_stages"):
+        opts["num_stages"] = int(spec["num_stages"])
+    name = spec["name"]
+    try:
+        src = ASTSource(fn=fn, signature=sig, constexprs=consts)
+        compiled = triton.compile(src, target=target.gpu_target(), options=opts)
+    except Exception as exc:  # a build failure is a result, not a crash
+        msg = str(exc).strip().splitlines()
+        return BuildResult(name, target.arch, False, note=(msg[-1] if msg else type(exc).__name__)
+                           [:200])
+    res = _resources_cuda(compiled) if target.backend == "cuda" else _resources_hip(compiled)
+    return BuildResult(name, target.arch, True, res.get("registers"), res.get("spills"),
+                       res.get("shared"), res.get("note", ""))
+
+
+def _run(module_path: str, specs: list[dict[str, Any]], targets: list[str]) -> list[dict]:
+    import importlib.util
+
+    from kernelcraft.target import resolve
+
+    spec = importlib.util.spec_from_file_location("_kc_build_module", module_path)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    out = []
+    for t in targets:
+        tgt = resolve(t)
+        for k in specs:
+            fn = getattr(module, k["name"])
+            out.append(asdict(compile_kernel(fn, k, tgt)))
+    return out
+
+
+def cross_compile(module_path: Path, specs: list[dict[str, Any]], targets: list[str],
+                  timeout_s: float = 600.0) -> list[dict[str, Any]]:
+    """Compile every kernel of a generated module for every target, in a subprocess."""
+    if not specs:
+        return []
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.setdefault("TRITON_CACHE_DIR", str(cache_dir() / "triton"))
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    with tempfile.TemporaryDirectory(prefix="kernelcraft-build-") as tmp:
+        job = Path(tmp) / "job.json"
+        result = Path(tmp) / "result.json"
+        job.write_text(json.dumps({"module": str(module_path), "specs": specs,
+                                   "targets": targets, "result": str(result)}))
+        proc = subprocess.run([sys.executable, "-m", "kernelcraft.build", str(job)],
+                              env=env, capture_output=True, text=True, timeout=timeout_s)
+        if not result.exists():
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+            return [{"kernel": s["name"], "target": t, "ok": False, "note": tail[0][:200]}
+                    for t in targets for s in specs]
+        return json.loads(result.read_text())
+
+
+def main() -> int:
+    job = json.loads(Path(sys.argv[1]).read_text())
+    res = _run(job["module"], job["specs"], job["targets"])
+    Path(job["result"]).write_text(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
