@@ -228,7 +228,9 @@ def write_new(path: Path, text: str) -> None:
 
     if path.exists():
         head = path.read_text(errors="replace")[:200]
-        if MARKER not in head and not head.startswith("<!-- kernelcraft"):
+        ours = (MARKER in head or head.startswith("<!-- kernelcraft")
+                or '"generator": "kernelcraft"' in head)
+        if not ours:
             raise InputError(f"{path} exists and was not written by kernelcraft; "
                              "choose another -o directory")
     path.write_text(text)

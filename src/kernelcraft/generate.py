@@ -158,6 +158,7 @@ def judge_generated(gen: Generated, opts: GenerateOptions) -> Any:
 
 def _report_json(gen: Generated, opts: GenerateOptions) -> dict[str, Any]:
     return {
+        "generator": "kernelcraft",
         "problem": str(gen.problem.path),
         "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "targets": [t.arch for t in gen.targets],

@@ -292,7 +292,7 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
     found: list[Group] = []
     for a in n.all_input_nodes:
         g = group_of.get(a)
-        if g is None or g in found:
+        if g is None or g in found or not _acyclic(n, g, group_of, groups):
             continue
         ok = False
         if g.kind == "pointwise" and opts.fuse_pointwise and g.domain == shape:

@@ -1,0 +1,146 @@
+"""The generator end to end on small problems: capture, plan, codegen, export, build, judge."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+from kernelcraft.capture import capture
+from kernelcraft.codegen.runtime import _kc_coalesce, _kc_reshape
+from kernelcraft.errors import InputError
+from kernelcraft.export import MARKER
+from kernelcraft.generate import GenerateOptions, generate
+from kernelcraft.plan import FusionOptions, build_plan
+
+POINTWISE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(hidden))
+    def forward(self, x, y):
+        return torch.nn.functional.gelu(x) * self.scale + torch.sigmoid(y) * 0.5
+
+batch, hidden = 512, 1024
+def get_inputs(): return [torch.randn(batch, hidden), torch.randn(batch, hidden)]
+def get_init_inputs(): return [hidden]
+"""
+
+CUMSUM = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(torch.cumsum(x, dim=1)) * 2.0
+
+batch, n = 256, 512
+def get_inputs(): return [torch.randn(batch, n)]
+def get_init_inputs(): return []
+"""
+
+
+def _opts(tmp_path, **kw):
+    kw.setdefault("targets", "sm_90")
+    return GenerateOptions(out_dir=tmp_path / "out", device="cpu", build=False, **kw)
+
+
+def test_pointwise_module_is_correct_and_self_contained(write, tmp_path):
+    gen = generate(write("pw.py", POINTWISE), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert len(gen.kernels) == 1  # gelu, scale, sigmoid, add: one fused kernel
+    text = gen.module_path.read_text()
+    assert text.startswith(MARKER) and "class ModelNew(Model)" in text
+    generated = text.split("# ---- kernelcraft: generated kernels", 1)[1]
+    imports = {line.split()[1] for line in generated.splitlines()
+               if line.startswith(("import ", "from "))}
+    assert imports <= {"math", "operator", "torch", "triton", "triton.language"}
+    report = (gen.module_path.parent / "report.md").read_text()
+    assert "pointwise" in report and "correct: yes" in report
+
+
+def test_unsupported_op_becomes_extern(write, tmp_path):
+    gen = generate(write("cs.py", CUMSUM), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    report = gen.report_path.read_text()
+    assert "extern" in report and "cumsum" in report
+
+
+def test_output_dir_keeps_user_files(write, tmp_path):
+    out = tmp_path / "out" / "pw"
+    out.mkdir(parents=True)
+    (out / "notes.txt").write_text("mine")
+    (out / "kernel.py").write_text("# my own kernel\n")
+    with pytest.raises(InputError, match="not written by kernelcraft"):
+        generate(write("pw.py", POINTWISE), _opts(tmp_path, judge=False))
+    assert (out / "kernel.py").read_text() == "# my own kernel\n"
+    (out / "kernel.py").unlink()
+    generate(write("pw.py", POINTWISE), _opts(tmp_path, judge=False))
+    assert (out / "notes.txt").read_text() == "mine"
+    # a second run overwrites its own files
+    generate(write("pw.py", POINTWISE), _opts(tmp_path, judge=False))
+
+
+def test_unknown_target(write, tmp_path):
+    with pytest.raises(InputError, match="unknown target"):
+        generate(write("pw.py", POINTWISE), _opts(tmp_path, targets="sm_999"))
+
+
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") == "1", reason="compiles kernels")
+def test_cross_compiles_for_nvidia_and_amd(write, tmp_path):
+    opts = _opts(tmp_path, targets="sm_90,gfx942", judge=False)
+    opts.build = True
+    gen = generate(write("pw.py", POINTWISE), opts)
+    assert {b["target"] for b in gen.builds} == {"sm_90", "gfx942"}
+    assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
+
+
+SOFTMAX_LINEAR = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, k, n):
+        super().__init__()
+        self.lin = nn.Linear(k, n)
+    def forward(self, x):
+        h = torch.nn.functional.gelu(self.lin(x)) * 2.0
+        return torch.softmax(h, dim=-1)
+
+batch, k, n = 64, 32, 48
+def get_inputs(): return [torch.randn(batch, k)]
+def get_init_inputs(): return [k, n]
+"""
+
+
+def _plan(write, src, **fusion):
+    from kernelcraft.problem import load_problem
+
+    p = load_problem(write("p.py", src))
+    cap = capture(p.make_model(p.init_inputs()), p.sample_inputs(0), p.name)
+    return build_plan(cap.gm, FusionOptions(**fusion))
+
+
+def test_plan_fuses_epilogue_and_softmax(write):
+    plan = _plan(write, SOFTMAX_LINEAR)
+    kinds = [g.kind for g in plan.kernels]
+    assert kinds == ["matmul", "reduction"]
+    assert "erf" in plan.kernels[0].describe()  # gelu in the matmul epilogue
+    assert plan.kernels[1].describe().startswith("amax")
+    unfused = _plan(write, SOFTMAX_LINEAR, fuse_epilogues=False)
+    assert unfused.kernels[0].describe() == "addmm"  # the epilogue moved to the next kernel
+    assert "erf" in unfused.kernels[1].describe()
+
+
+def test_runtime_coalesce_and_reshape():
+    sizes, strides, ndim = _kc_coalesce([4, 5, 6], [[30, 6, 1], [30, 6, 1]], rank=3)
+    assert ndim == 1 and sizes == [1, 1, 120]
+    sizes, strides, ndim = _kc_coalesce([4, 6], [[0, 1], [6, 1]], rank=3)  # broadcast row
+    assert ndim == 2 and strides[0] == [0, 0, 1]
+    x = torch.randn(6, 8)
+    # captured as (20, 16) -> (4, 5, 16) with the first two dims symbolic
+    assert _kc_reshape(x, [20, 16], [4, 5, 16], [2, 3, 16], [True, True, False]).shape == (2, 3, 8)
+    # a head split captured at hidden 16 = 2 x 8 still works at hidden 8 (2 x 4)
+    y = torch.randn(3, 8)
+    assert _kc_reshape(y, [3, 16], [3, 2, 8], [3, 2, 8], [True, False, False]).shape == (3, 2, 4)
