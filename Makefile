@@ -18,7 +18,7 @@ $(STAMP): $(PY) pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/kernelcraft eval examples/softmax_triton.py --ref examples/softmax.py
+	$(VENV)/bin/kernelcraft generate examples/problems/layernorm.py --target sm_90,gfx942 -o out
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
