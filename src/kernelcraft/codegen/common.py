@@ -121,10 +121,14 @@ def decompose_lines(idx: str, prefix: str, size_prefix: str, rank: int, ndim_nam
     the guards are compile-time so unused dimensions cost nothing.
     """
     lines = [f"{indent}_rem = {idx}"]
+    # one dimension (the common, contiguous case): no division at all
+    lines.append(f"{indent}if {ndim_name} == 1:")
+    lines.append(f"{indent}    {prefix}{rank - 1} = _rem")
+    lines.append(f"{indent}if {ndim_name} > 1:")
     for d in reversed(range(rank)):
-        lines.append(f"{indent}if {ndim_name} > {rank - 1 - d}:")
-        lines.append(f"{indent}    {prefix}{d} = _rem % {size_prefix}{d}")
-        lines.append(f"{indent}    _rem = _rem // {size_prefix}{d}")
+        lines.append(f"{indent}    if {ndim_name} > {rank - 1 - d}:")
+        lines.append(f"{indent}        {prefix}{d} = _rem % {size_prefix}{d}")
+        lines.append(f"{indent}        _rem = _rem // {size_prefix}{d}")
     return lines
 
 
