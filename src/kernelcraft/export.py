@@ -126,25 +126,59 @@ class _Emitter:
         for n in cap.graph.nodes:
             if n.op == "placeholder" and n.name in cap.param_of:
                 body.append(f"        {self.name(n)} = _kc_state(self, {cap.param_of[n.name]!r})")
-        emitted: set[int] = set()
-        for n in cap.graph.nodes:
+        for unit in self.schedule():
+            if isinstance(unit, Group):
+                body += self.launch(unit, self.kernels[unit.id])
+            elif unit.op == "output":
+                body += self.output(unit)
+            else:
+                body.append(f"        {self.name(unit)} = {self.call(unit)}")
+        return "\n".join(body)
+
+    def schedule(self) -> list[Any]:
+        """Kernel groups and single nodes in a dependency order (a group launches once all
+        its inputs exist; anything using one of its outputs comes after the launch)."""
+        import heapq
+
+        order = {n: i for i, n in enumerate(self.cap.graph.nodes)}
+        unit_of: dict[fx.Node, Any] = {}
+        units: list[Any] = []
+        for n in self.cap.graph.nodes:
             if n.op in ("placeholder", "get_attr"):
                 continue
-            if n.op == "output":
-                body += self.output(n)
-                continue
-            g = self.plan.group_of[n]
-            if g.id in emitted:
-                continue
-            if g.is_kernel and g.id in self.kernels:
-                # a fused group is launched once, where its last member stood
-                if n is not g.nodes[-1]:
-                    continue
-                emitted.add(g.id)
-                body += self.launch(g, self.kernels[g.id])
+            g = self.plan.group_of.get(n)
+            if g is not None and g.is_kernel and g.id in self.kernels:
+                if g not in units:
+                    units.append(g)
+                unit_of[n] = g
             else:
-                body.append(f"        {self.name(n)} = {self.call(n)}")
-        return "\n".join(body)
+                units.append(n)
+                unit_of[n] = n
+        members = {id(u): (u.nodes if isinstance(u, Group) else [u]) for u in units}
+        deps: dict[int, set[int]] = {id(u): set() for u in units}
+        users: dict[int, set[int]] = {id(u): set() for u in units}
+        for u in units:
+            for n in members[id(u)]:
+                for a in n.all_input_nodes:
+                    v = unit_of.get(a)
+                    if v is not None and v is not u:
+                        deps[id(u)].add(id(v))
+                        users[id(v)].add(id(u))
+        by_id = {id(u): u for u in units}
+        rank = {id(u): min(order[n] for n in members[id(u)]) for u in units}
+        ready = [(rank[k], k) for k, d in deps.items() if not d]
+        heapq.heapify(ready)
+        out = []
+        while ready:
+            _, k = heapq.heappop(ready)
+            out.append(by_id[k])
+            for w in users[k]:
+                deps[w].discard(k)
+                if not deps[w]:
+                    heapq.heappush(ready, (rank[w], w))
+        if len(out) != len(units):
+            raise RuntimeError("kernelcraft: the fused groups form a cycle")
+        return out
 
     def launch(self, g: Group, k: KernelSource) -> list[str]:
         args = ", ".join(self.name(a) for a in k.inputs)

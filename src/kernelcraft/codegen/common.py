@@ -103,8 +103,14 @@ def lower_pointwise(n: fx.Node, env: dict[fx.Node, str]) -> str:
         expr = fn(args[0], args[1], alpha=n.args[2])
     else:
         expr = fn(*args, **kwargs)
-    out_dt = tl_dtype(n)
-    return f"{var(n)} = ({expr}).to({out_dt})"
+    return f"{var(n)} = ({expr}).to({compute_dtype(n)})"
+
+
+def compute_dtype(n: fx.Node) -> str:
+    """Registers hold 16-bit floats as fp32 (Triton's math needs it; fusing keeps the extra
+    precision, which only helps); other dtypes as they are."""
+    dt = tl_dtype(n)
+    return "tl.float32" if dt in ("tl.float16", "tl.bfloat16") else dt
 
 
 def _opt(v: Any, env: dict[fx.Node, str]) -> str | None:

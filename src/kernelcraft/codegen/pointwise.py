@@ -14,6 +14,7 @@ import torch.fx as fx
 from kernelcraft.codegen.common import (
     MAX_RANK,
     KernelSource,
+    compute_dtype,
     decompose_lines,
     lower_pointwise,
     offset_lines,
@@ -52,7 +53,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     env: dict[fx.Node, str] = {}
     for nm, a in zip(in_names, tensors, strict=True):
         body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
-        body.append(f"    {var(a)} = tl.load({nm} + {nm}_off, mask=mask, other=0)")
+        body.append(f"    {var(a)} = tl.load({nm} + {nm}_off, mask=mask, other=0)"
+                    f".to({compute_dtype(a)})")
         env[a] = var(a)
     for nm, a in zip(sc_names, scalars, strict=True):
         env[a] = nm
