@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,8 +46,9 @@ def _is_sym(d: Any) -> bool:
 
 class _Emitter:
     def __init__(self, cap: Captured, plan: Plan, kernels: dict[int, KernelSource],
-                 dot_table: dict[str, str]) -> None:
+                 dot_table: dict[str, str], fname: str = "forward") -> None:
         self.cap, self.plan, self.kernels, self.dot_table = cap, plan, kernels, dot_table
+        self.fname = fname
         self.names: dict[fx.Node, str] = {}
         self.lines: list[str] = []
 
@@ -91,6 +93,8 @@ class _Emitter:
                 return f"{args[0]}.stride({args[1]})"
             if name in ("view", "_unsafe_view", "reshape"):
                 return self.reshape(n)
+            if name == "expand":
+                return self.expand(n)
             return f"torch.ops.{t}({every})"
         module = getattr(t, "__module__", "") or ""
         fname = getattr(t, "__name__", str(t))
@@ -115,11 +119,26 @@ class _Emitter:
         return (f"_kc_reshape({self.name(x)}, {cin}, {chint}, [{', '.join(cout)}], "
                 f"{sym})")
 
+    def expand(self, n: fx.Node) -> str:
+        """expand with -1 wherever the dimension is not broadcast (follows x's real size)."""
+        x = n.args[0]
+        in_shape = list(val(x).shape)
+        out_shape = list(val(n).shape)
+        lead = len(out_shape) - len(in_shape)
+        sizes = []
+        for d, given in enumerate(n.args[1]):
+            j = d - lead
+            if j >= 0 and _hint(in_shape[j]) == _hint(out_shape[d]) and _hint(in_shape[j]) != 1:
+                sizes.append("-1")
+            else:
+                sizes.append(self.arg(given))
+        return f"{self.name(x)}.expand([{', '.join(sizes)}])"
+
     def emit(self) -> str:
         cap = self.cap
         user = [n for n in cap.graph.nodes if n.op == "placeholder" and n.name in cap.user_inputs]
         params = ", ".join(["self"] + [self.name(n) for n in user])
-        body = [f"    def forward({params}):"]
+        body = [f"    def {self.fname}({params}):"]
         tensor_user = [n for n in user if isinstance(val(n), torch.Tensor)]
         body.append(f"        _kc_dev = {self.name(tensor_user[0])}.device" if tensor_user
                      else "        _kc_dev = torch.device('cpu')")
@@ -202,12 +221,35 @@ class _Emitter:
         return lines
 
 
-def emit_module(problem_source: str, problem_name: str, cap: Captured, plan: Plan,
-                kernels: dict[int, KernelSource], dot_table: dict[str, str],
-                header: str = "") -> str:
-    """The text of kernel.py."""
-    em = _Emitter(cap, plan, kernels, dot_table)
-    forward = em.emit()
+@dataclass
+class Variant:
+    """One capture of the program: for one set of constructor arguments."""
+
+    key: str  # _kc_key(constructor arguments)
+    cap: Captured
+    plan: Plan
+    kernels: dict[int, KernelSource]
+    label: str = ""
+
+
+def init_key(args: Any) -> str:
+    """The key the emitted module computes from its constructor arguments (see runtime)."""
+    return runtime._kc_key(list(args), {})
+
+
+def _rename(text: str, index: int) -> str:
+    """Kernel and wrapper names of variant ``index`` (``_kc_g3_...`` -> ``_kc_v0g3_...``)."""
+    return re.sub(r"\b_kc_g(\d+)_", lambda m: f"_kc_v{index}g{m.group(1)}_", text)
+
+
+def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
+                dot_table: dict[str, str], header: str = "") -> str:
+    """The text of kernel.py.
+
+    Python-level constants of a program (a 1/sqrt(head_dim) scale, a view size) are baked in
+    at capture, so each capture serves the constructor arguments it was made with; the
+    module dispatches on them and runs the reference ``forward`` for any other model.
+    """
     parts = [
         f'{MARKER} from {problem_name}. {header}'.rstrip(),
         "# The reference problem, verbatim: ModelNew keeps its constructor and parameters.",
@@ -225,14 +267,34 @@ def emit_module(problem_source: str, problem_name: str, cap: Captured, plan: Pla
         HELPERS.strip(),
         "",
     ]
-    for k in kernels.values():
-        parts += ["", k.source, "", "", k.wrapper, ""]
+    table = []
+    for i, v in enumerate(variants):
+        em = _Emitter(v.cap, v.plan, v.kernels, dot_table, fname=f"_kc_v{i}_forward")
+        forward = em.emit()
+        parts.append(f"# ---- variant {i}: {v.label}")
+        for k in v.kernels.values():
+            parts += ["", _rename(k.source, i), "", "", _rename(k.wrapper, i), ""]
+        body = [line[4:] if line.startswith("    ") else line for line in forward.splitlines()]
+        parts += ["", _rename("\n".join(body), i), ""]
+        table.append(f"    {v.key!r}: _kc_v{i}_forward,")
     parts += [
+        "",
+        "_KC_VARIANTS = {",
+        *table,
+        "}",
+        "",
         "",
         "class ModelNew(Model):",
         f'    """{problem_name} with fused Triton kernels (kernelcraft)."""',
         "",
-        forward,
+        "    def __init__(self, *args, **kwargs):",
+        "        super().__init__(*args, **kwargs)",
+        "        self._kc_forward = _KC_VARIANTS.get(_kc_key(args, kwargs))",
+        "",
+        "    def forward(self, *args):",
+        "        if self._kc_forward is None:  # a model this module was not generated for",
+        "            return super().forward(*args)",
+        "        return self._kc_forward(self, *args)",
         "",
     ]
     return "\n".join(parts)

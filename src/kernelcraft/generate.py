@@ -17,9 +17,9 @@ import torch
 from kernelcraft.capture import capture
 from kernelcraft.codegen.common import KernelSource
 from kernelcraft.errors import InputError
-from kernelcraft.export import emit_module, write_new
+from kernelcraft.export import Variant, _rename, emit_module, init_key, write_new
 from kernelcraft.plan import FusionOptions, Group, Plan, build_plan
-from kernelcraft.problem import Problem, load_problem
+from kernelcraft.problem import Problem, load_problem, reduced
 from kernelcraft.target import Target, resolve_many
 
 
@@ -46,6 +46,7 @@ class Generated:
     targets: list[Target] = field(default_factory=list)
     extern_reasons: dict[int, str] = field(default_factory=dict)
     builds: list[dict[str, Any]] = field(default_factory=list)
+    variants: list[Variant] = field(default_factory=list)
 
 
 def dot_precisions(targets: list[Target], precision: str) -> dict[str, str]:
@@ -77,8 +78,8 @@ def emit_group(g: Group, target: Target) -> KernelSource:
     raise NotImplementedError(g.kind)
 
 
-def build(problem: Problem, opts: GenerateOptions) -> tuple[Any, Plan, dict[int, KernelSource],
-                                                            dict[int, str]]:
+def build(problem: Problem, opts: GenerateOptions, label: str = "") -> Variant:
+    """Capture at the problem's sizes (meta device), plan and emit every group."""
     targets = resolve_many(opts.targets)
     init = problem.init_inputs(0)
     with torch.device("meta"):
@@ -88,19 +89,25 @@ def build(problem: Problem, opts: GenerateOptions) -> tuple[Any, Plan, dict[int,
     cap = capture(model, inputs, problem.name)
     plan = build_plan(cap.gm, opts.fusion)
     kernels: dict[int, KernelSource] = {}
-    reasons: dict[int, str] = {}
     for g in plan.groups:
         if not g.is_kernel:
-            if g.kind == "extern":
-                reasons[g.id] = g.reason
             continue
         try:
             kernels[g.id] = emit_group(g, targets[0])
         except NotImplementedError as exc:
             g.reason = f"{g.kind} template cannot take it: {exc}"
             g.kind = "extern"
-            reasons[g.id] = g.reason
-    return cap, plan, kernels, reasons
+    return Variant(init_key(init), cap, plan, kernels, label)
+
+
+def variants_for(problem: Problem, opts: GenerateOptions) -> list[Variant]:
+    """The problem's own sizes, plus the reduced sizes the interpreter checks on a CPU."""
+    out = [build(problem, opts, f"constructor arguments {problem.init_inputs(0)}")]
+    small = reduced(problem)
+    if small is not problem and init_key(small.init_inputs(0)) != out[0].key:
+        out.append(build(small, opts, f"reduced sizes {small.init_inputs(0)} "
+                                      "(checked through the interpreter)"))
+    return out
 
 
 def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
@@ -108,21 +115,25 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     targets = resolve_many(opts.targets)
     if opts.precision not in ("fp32", "tf32", "bf16", "fp16"):
         raise InputError(f"unknown precision {opts.precision!r}")
-    cap, plan, kernels, reasons = build(problem, opts)
+    variants = variants_for(problem, opts)
+    main = variants[0]
+    plan, kernels = main.plan, main.kernels
+    reasons = {g.id: g.reason for g in plan.groups if g.kind == "extern"}
     out = Path(opts.out_dir) / problem.name
     out.mkdir(parents=True, exist_ok=True)
     source = Path(problem_path).read_text()
     header = f"Targets: {', '.join(t.arch for t in targets)}; precision {opts.precision}."
-    text = emit_module(source, problem.name, cap, plan, kernels,
-                       dot_precisions(targets, opts.precision), header)
+    text = emit_module(source, problem.name, variants, dot_precisions(targets, opts.precision),
+                       header)
     module_path = out / "kernel.py"
     write_new(module_path, text)
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
-                    extern_reasons=reasons)
+                    extern_reasons=reasons, variants=variants)
     if opts.build:
         from kernelcraft.build import cross_compile
 
-        specs = [k.build_spec() for k in kernels.values() if k.signature]
+        specs = [dict(k.build_spec(), name=_rename(k.kernel_name, 0))
+                 for k in kernels.values() if k.signature]
         gen.builds = cross_compile(module_path, specs, [t.key for t in targets])
     if opts.judge:
         gen.judge = judge_generated(gen, opts)
@@ -139,17 +150,18 @@ def judge_generated(gen: Generated, opts: GenerateOptions) -> Any:
     from kernelcraft.measure.judge import JudgeOptions, judge_files
 
     outputs_by_kernels = True
-    for n in gen.plan.graph.nodes:
-        if n.op == "output":
-            for a in n.all_input_nodes:
-                g = gen.plan.group_of.get(a)
-                if g is None or g.id not in gen.kernels:
-                    outputs_by_kernels = False
+    for v in gen.variants:
+        for n in v.plan.graph.nodes:
+            if n.op == "output":
+                for a in n.all_input_nodes:
+                    g = v.plan.group_of.get(a)
+                    if g is None or g.id not in v.kernels:
+                        outputs_by_kernels = False
     jopts = JudgeOptions(
         device=opts.device,
         precision=opts.precision,
         timeout_s=opts.timeout_s,
-        min_launches=len(gen.kernels),
+        min_launches=min(len(v.kernels) for v in gen.variants),
         kernel_outputs=outputs_by_kernels,
         target=None,
     )

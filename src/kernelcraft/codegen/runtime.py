@@ -101,7 +101,8 @@ def _kc_reshape(x, cin, chint, cout, sym):
             sizes = [cout[k] for k in outs]
             fixed = [k for k in range(len(outs)) if not sym[outs[k]]]
             if fixed:
-                free = max(fixed, key=lambda k: sizes[k])
+                # a -1 (inferred) size absorbs the change; else the largest constant
+                free = sizes.index(-1) if -1 in sizes else max(fixed, key=lambda k: sizes[k])
                 rest = _kc_prod(s for k, s in enumerate(sizes) if k != free)
                 sizes[free] = total // max(rest, 1)
             out.extend(sizes)
@@ -153,25 +154,75 @@ def _kc_next_pow2(n):
 
 
 def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
-    """(BLOCK_K, BLOCK_R, num_warps) of the row reduction template for these sizes."""
+    """(BLOCK_K, BLOCK_R, num_warps) of the row reduction template for these sizes.
+
+    A reduced extent that fits one tile (BLOCK_R >= R) is kept in registers (loaded once).
+    """
+    r2 = _kc_next_pow2(max(R, 1))
+    k2 = _kc_next_pow2(max(K, 1))
     if cpu:
-        br = min(_kc_next_pow2(R), policy["CPU_BLOCK_R"])
-        bk = max(1, min(_kc_next_pow2(K), policy["CPU_TILE"] // br))
+        br = min(r2, policy["CPU_BLOCK_R"])
+        bk = max(1, min(k2, policy["CPU_TILE"] // br))
         return bk, br, 4
     # rows side by side when the first strided full operand walks the kept dims fastest
     columns = False
-    for ks, rs in zip(kst, rst):
+    for ks, rs in zip(kst, rst, strict=False):
         if any(ks) or any(rs):
             k_inner = ks[-1] if kdim else None
             r_inner = rs[-1] if rdim else None
             columns = k_inner == 1 and r_inner != 1
             break
-    tile = policy["GPU_TILE"]
+    persist = policy["GPU_PERSIST_TILE"]
     if columns:
-        bk = max(1, min(_kc_next_pow2(K), policy["GPU_BLOCK_K_COLUMNS"]))
-        br = max(1, min(_kc_next_pow2(R), tile // bk))
+        bk = max(1, min(k2, policy["GPU_BLOCK_K_COLUMNS"]))
+        if r2 * min(bk, policy["GPU_BLOCK_K_COLUMNS_MIN"]) <= persist:
+            br = r2
+            bk = max(1, min(bk, persist // br))
+        else:
+            br = max(1, min(r2, policy["GPU_TILE"] // bk))
+    elif r2 <= persist:
+        br = r2
+        bk = max(1, min(k2, policy["GPU_TILE"] // br))
     else:
-        br = min(_kc_next_pow2(R), policy["GPU_BLOCK_R"])
-        bk = max(1, min(_kc_next_pow2(K), tile // br))
+        br = policy["GPU_BLOCK_R"]
+        bk = 1
     warps = 8 if bk * br >= 4096 else 4 if bk * br >= 1024 else 2
     return bk, br, warps
+
+
+_KC_SMS = {}
+
+
+def _kc_row_split(K, R, bk, br, dev, policy):
+    """(split, rchunk): how many programs share each row's R, and the R extent of each."""
+    if br >= R:
+        return 1, R
+    if dev.type == "cpu":
+        sms = policy["CPU_SMS"]
+    else:
+        if dev not in _KC_SMS:
+            _KC_SMS[dev] = torch.cuda.get_device_properties(dev).multi_processor_count
+        sms = _KC_SMS[dev]
+    want = policy["SPLIT_WAVES"] * sms
+    rows = -(-K // bk)
+    if 2 * rows >= want:
+        return 1, R
+    chunks = -(-R // br)
+    split = max(1, min(chunks, -(-want // rows), policy["MAX_SPLIT"]))
+    rchunk = -(-chunks // split) * br
+    return -(-R // rchunk), rchunk
+
+
+def _kc_key(args, kwargs):
+    """A stable key of constructor arguments: sizes and flags, tensors by shape and dtype."""
+
+    def norm(v):
+        if isinstance(v, torch.Tensor):
+            return ("tensor", tuple(v.shape), str(v.dtype))
+        if isinstance(v, (list, tuple)):
+            return tuple(norm(x) for x in v)
+        if isinstance(v, dict):
+            return tuple(sorted((k, norm(x)) for k, x in v.items()))
+        return v
+
+    return repr((norm(list(args)), norm(dict(kwargs))))
