@@ -65,7 +65,8 @@ def _resources_hip(compiled: Any) -> dict[str, Any]:
     return {
         "registers": get("vgpr_count") + get("agpr_count"),
         "spills": get("vgpr_spill_count") + get("sgpr_spill_count"),
-        "shared": get("group_segment_fixed_size"),
+        "shared": max(get("group_segment_fixed_size"),
+                      int(getattr(compiled.metadata, "shared", 0) or 0)),
         "note": f"vgpr {get('vgpr_count')}, agpr {get('agpr_count')}, sgpr {get('sgpr_count')}",
     }
 

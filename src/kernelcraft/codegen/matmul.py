@@ -27,9 +27,9 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from kernelcraft.codegen.common import KernelSource, lower_pointwise, tl_dtype, var
+from kernelcraft.codegen.common import KernelSource, lower_pointwise, ptr_type, scalar_type, var
 from kernelcraft.codegen.ops import TL_DTYPE, is_pointwise, op_name
-from kernelcraft.plan import Group, is_tensor_node, val
+from kernelcraft.plan import Group, is_tensor_node, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -37,13 +37,15 @@ _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 _MAX_GRID_Y = 65535
 
 
-def _kc_mm_heuristic(M, N, K, itemsize, backend, sms):
+def _kc_mm_heuristic(M, N, K, itemsize, backend, sms, smem):
     """Launch config (BM, BN, BK, GROUP_M, num_warps, num_stages) for an M x N x K matmul.
 
-    cpu (Triton's interpreter): small tiles, the cost is per program and per K step.
-    cuda: 128 x 128 tiles; 64 where M or N is small or the grid would not fill the SMs;
-    16-64 rows for skinny M (or columns for skinny N). hip: smaller fp32 tiles (a 128 x 128
-    fp32 tile with bf16x3 spills on CDNA3).
+    cpu (Triton's interpreter): 64-wide tiles at most; its cost is per program and per
+    K step, not per element.
+    cuda: 128 x 128 tiles; 64 where the grid would not fill the ``sms`` SMs; 16-64 rows
+    for skinny M (or columns for skinny N), with a longer K step. hip: smaller fp32 tiles
+    (a 128 x 128 fp32 tile with bf16x3 spills on CDNA3). Stages are cut to fit ``smem``
+    bytes of shared memory / LDS per block.
     """
 
     def fit(x, lo, hi):
@@ -56,31 +58,35 @@ def _kc_mm_heuristic(M, N, K, itemsize, backend, sms):
         return ((M + bm - 1) // bm) * ((N + bn - 1) // bn)
 
     if backend == "cpu":
-        return fit(M, 16, 32), fit(N, 16, 32), fit(K, 16, 32), 8, 4, 1
+        return fit(M, 16, 64), fit(N, 16, 64), fit(K, 16, 64), 8, 4, 1
     wide = itemsize < 4
+    bk = 64 if wide else 32
     if backend == "hip":
-        bk = 64 if wide else 32
         bm = fit(M, 16, 128 if wide else 64)
         bn = fit(N, 16, 128)
         if tiles(bm, bn) < sms and bn > 64:
             bn = 64
-        return bm, bn, bk, 8, 4 if bm * bn <= 64 * 128 else 8, 2
-    bk = 64 if wide else 32
-    stages = 4 if wide else 3
-    if M <= 64:
-        bm = fit(M, 16, 64)
+        warps, stages = (4 if bm * bn <= 64 * 128 else 8), 2
+    elif M <= 64:
+        bm, bk = fit(M, 16, 64), 64
         bn = 128 if tiles(bm, 128) >= sms else 64
-        return bm, bn, 64 if not wide or bn == 64 else bk, 8, 4, stages
-    if N <= 64:
-        bn = fit(N, 16, 64)
+        warps, stages = 4, 3
+    elif N <= 64:
+        bn, bk = fit(N, 16, 64), 64
         bm = 128 if tiles(128, bn) >= sms else 64
-        return bm, bn, 64 if not wide or bm == 64 else bk, 8, 4, stages
-    bm, bn = 128, 128
-    if tiles(bm, bn) < sms:
-        bn = 64
-    if tiles(bm, bn) < sms:
-        bm = 64
-    return bm, bn, bk, 8, 8 if bm * bn >= 128 * 128 else 4, stages
+        warps, stages = 4, 3
+    else:
+        bm, bn = 128, 128
+        if tiles(bm, bn) < sms:
+            bn = 64
+        if tiles(bm, bn) < sms:
+            bm = 64
+        warps, stages = (8 if bm * bn >= 128 * 128 else 4), (4 if wide else 3)
+    while stages > 1 and stages * (bm + bn) * bk * itemsize > smem:
+        stages -= 1
+    while bk > 16 and stages * (bm + bn) * bk * itemsize > smem:
+        bk //= 2
+    return bm, bn, bk, 8, warps, stages
 
 
 def _heuristic_source(name: str) -> str:
@@ -95,11 +101,18 @@ def _hint(d: Any, default: int = 1024) -> int:
     return int(d)
 
 
+def _opmath(n: fx.Node) -> str:
+    """n's value as an op operand: 16-bit floats widened to fp32."""
+    if val(n).dtype in (torch.float16, torch.bfloat16):
+        return f"{var(n)}.to(tl.float32)"
+    return var(n)
+
+
 def _check_epilogue(n: fx.Node, shape: tuple[Any, ...]) -> None:
     if n.op != "call_function" or not is_pointwise(n.target):
         raise NotImplementedError(f"epilogue node {n.name} is not a pointwise op")
     v = val(n)
-    if not isinstance(v, torch.Tensor) or tuple(v.shape) != shape:
+    if not isinstance(v, torch.Tensor) or shape_key(v.shape) != shape_key(shape):
         raise NotImplementedError(f"epilogue node {n.name} is not on the matmul's output shape")
     if v.dtype not in TL_DTYPE:
         raise NotImplementedError(f"epilogue node {n.name} has dtype {v.dtype}")
@@ -175,12 +188,22 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         strides += ["s_cm", "s_cn"]
     for stem in [f"e{i}" for i in range(len(loads))] + [f"o{i}" for i in range(len(outs))]:
         strides += ([f"s_{stem}b"] if batched else []) + [f"s_{stem}m", f"s_{stem}n"]
-    consts = ["BM", "BN", "BK", "GROUP_M"] + (["PREC"] if fp32 else [])
+    consts = ["BM", "BN", "BK", "GROUP_M"] + (["PREC"] if fp32 else ["UPCAST"])
     params = ptrs + [sc_name[x] for x in scalars] + ["M", "N", "K"] + strides
     params += [f"{c}: tl.constexpr" for c in consts]
     boff_a = "pid_b * s_ab + " if batched else ""
     boff_b = "pid_b * s_bb + " if batched else ""
-    dot = ("tl.dot(a, b, acc=acc, input_precision=PREC)" if fp32 else "tl.dot(a, b, acc=acc)")
+    dot = ["        acc = tl.dot(a, b, acc=acc, input_precision=PREC)"]
+    if not fp32:
+        # 16-bit operands: the native dot on GPUs; exact fp32 products under the interpreter,
+        # whose bf16 dot is wrong in Triton 3.9
+        dot = [
+            "        if UPCAST:",
+            "            acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc,",
+            "                         input_precision='ieee')",
+            "        else:",
+            "            acc = tl.dot(a, b, acc=acc)",
+        ]
     body = [
         "    pid = tl.program_id(0)",
     ]
@@ -209,7 +232,7 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         "    for k0 in range(0, K, BK):",
         "        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k0, other=0.0)",
         "        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k0, other=0.0)",
-        f"        acc = {dot}",
+        *dot,
         "        a_ptrs += a_step",
         "        b_ptrs += b_step",
         "    rm = offs_m.to(tl.int64)[:, None]",
@@ -223,20 +246,34 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         cterm = "c.to(tl.float32)" if beta in (1, 1.0) else f"c.to(tl.float32) * {float(beta)!r}"
         value = f"{value} + {cterm}"
     body.append(f"    {var(anchor)} = ({value}).to({out_dt})")
-    env: dict[fx.Node, str] = {anchor: var(anchor)}
+    # 16-bit values enter each op in fp32 (PyTorch's opmath) and leave it rounded
+    env: dict[fx.Node, str] = {anchor: _opmath(anchor)}
     boff = "pid_b * s_{0}b + " if batched else ""
-    for i, x in enumerate(loads):
-        off = boff.format(f"e{i}") + f"rm * s_e{i}m + rn * s_e{i}n"
-        body.append(f"    {var(x)} = tl.load(e{i}_ptr + {off}, mask=mask, other=0)")
-        env[x] = var(x)
+    load_id = {x: i for i, x in enumerate(loads)}
+    out_id = {o: i for i, o in enumerate(outs)}
     for x in scalars:
         env[x] = sc_name[x]
-    for n in epilogue:
-        body.append("    " + lower_pointwise(n, env))
-        env[n] = var(n)
-    for i, o in enumerate(outs):
+
+    def store(o: fx.Node) -> None:
+        i = out_id[o]
         off = boff.format(f"o{i}") + f"rm * s_o{i}m + rn * s_o{i}n"
-        body.append(f"    tl.store(o{i}_ptr + {off}, {env[o]}.to({tl_dtype(o)}), mask=mask)")
+        body.append(f"    tl.store(o{i}_ptr + {off}, {var(o)}, mask=mask)")
+
+    # loads right before their first use and stores right after the value, so that few
+    # tiles are live next to the accumulator
+    if anchor in out_id:
+        store(anchor)
+    for n in epilogue:
+        for x in n.all_input_nodes:
+            if x in load_id and x not in env:
+                i = load_id[x]
+                off = boff.format(f"e{i}") + f"rm * s_e{i}m + rn * s_e{i}n"
+                body.append(f"    {var(x)} = tl.load(e{i}_ptr + {off}, mask=mask, other=0)")
+                env[x] = _opmath(x)
+        body.append("    " + lower_pointwise(n, env))
+        env[n] = _opmath(n)
+        if n in out_id:
+            store(n)
     source = ("@triton.jit\ndef " + kname + "(" + ", ".join(params) + "):\n"
               + "\n".join(body))
 
@@ -287,16 +324,20 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         st.append(f"*{v}.stride()")
     w += [
         "    if dev.type == 'cpu':",
-        "        backend, sms = 'cpu', 1",
+        "        backend, sms, smem = 'cpu', 1, 1 << 30",
         "    else:",
         "        backend = 'hip' if getattr(torch.version, 'hip', None) else 'cuda'",
-        "        sms = torch.cuda.get_device_properties(dev).multi_processor_count",
-        f"    BM, BN, BK, GM, nw, ns = {cname}(M, N, K, {A}.element_size(), backend, sms)",
+        "        props = torch.cuda.get_device_properties(dev)",
+        "        sms = props.multi_processor_count",
+        "        smem = getattr(props, 'shared_memory_per_block_optin', 0) or 49152",
+        f"    BM, BN, BK, GM, nw, ns = {cname}(M, N, K, {A}.element_size(), backend, sms, smem)",
     ]
     launch_kw = "BM=BM, BN=BN, BK=BK, GROUP_M=GM, "
     if fp32:
         w.append(f"    prec = _kc_dot_precision({A}, _KC_DOT_PRECISION)")
         launch_kw += "PREC=prec, "
+    else:
+        launch_kw += "UPCAST=backend == 'cpu', "
     launch_kw += "num_warps=nw, num_stages=ns"
     sizes = ", ".join([sc_name[x] for x in scalars] + ["M", "N", "K"])
     w.append("    tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)")
@@ -319,7 +360,9 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     Kh = _hint(val(a).shape[-1])
     backend = getattr(target, "backend", "cuda")
     sms = getattr(target, "sm_count", 132)
-    bm, bn, bk, gm, nw, ns = _kc_mm_heuristic(Mh, Nh, Kh, val(a).element_size(), backend, sms)
+    smem = getattr(target, "smem_per_block", 227 * 1024)
+    bm, bn, bk, gm, nw, ns = _kc_mm_heuristic(Mh, Nh, Kh, val(a).element_size(), backend, sms,
+                                              smem)
     cfg: dict[str, Any] = {
         "BM": bm, "BN": bn, "BK": bk, "GROUP_M": gm, "num_warps": nw, "num_stages": ns,
         "at": {"M": Mh, "N": Nh, "K": Kh, "batch": cap[0] if batched else 1,
@@ -329,4 +372,14 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     }
     cfg.update(config or {})
     notes = [f"{kind} + {len(epilogue)} epilogue op(s)"]
-    return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, outs, cfg, notes)
+    sig = {"a_ptr": ptr_type(a), "b_ptr": ptr_type(b)}
+    if bias is not None:
+        sig["c_ptr"] = ptr_type(bias)
+    sig.update({f"e{i}_ptr": ptr_type(x) for i, x in enumerate(loads)})
+    sig.update({f"o{i}_ptr": ptr_type(x) for i, x in enumerate(outs)})
+    sig.update({sc_name[x]: scalar_type(x) for x in scalars})
+    sig.update({p: "i64" for p in ["M", "N", "K"] + strides})
+    consts_cc: dict[str, Any] = {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": gm}
+    consts_cc.update({"PREC": "bf16x3"} if fp32 else {"UPCAST": False})
+    return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, outs, cfg, notes,
+                        signature=sig, constexprs=consts_cc, num_warps=nw, num_stages=ns)
