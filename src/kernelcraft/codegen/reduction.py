@@ -8,11 +8,24 @@ into multi-indices at runtime, so any set of reduced dims and any operand layout
 
 Each program takes BLOCK_K rows. A reduction whose input depends on p earlier reductions
 runs in pass p + 1; every pass is one loop over R in chunks of BLOCK_R that recomputes the
-full-context nodes it needs (inputs are loaded again: a row just read is mostly in cache)
-and accumulates elementwise into a [BLOCK_K, BLOCK_R] fp32 tile, reduced across lanes at
-the end of the pass. Reduced-context nodes run between passes on [BLOCK_K, 1] values;
-full-context outputs are stored in the first pass where every value they need exists.
-Knobs (chosen at runtime from the sizes): BLOCK_K, BLOCK_R, num_warps.
+full-context nodes it needs and accumulates elementwise into [BLOCK_K, BLOCK_R] fp32 lane
+accumulators, reduced across lanes at the end of the pass (builtin tl.sum/max/min only;
+NaN propagation and first-index ties are handled explicitly). Reduced-context nodes run
+between passes on [BLOCK_K, 1] values; full-context outputs are stored in the first pass
+where every value they need exists.
+
+Two variants share one kernel, chosen at launch:
+- ``ONE_CHUNK`` (BLOCK_R >= R): the rows stay resident; inputs are loaded once and full
+  values computed once for all passes (softmax reads its input once, writes once);
+- looped: longer rows are loaded again in every pass (mostly from cache);
+- one-pass groups (sums, means, max, losses) may also split R over a second grid axis when
+  the rows alone would leave the GPU idle: each program writes partial results to a
+  [K, SPLIT] workspace and a small ``*_combine`` kernel finishes them and runs the
+  reduced-context tail (a loss over a whole tensor is no longer one program).
+
+Knobs, chosen at runtime from the sizes and layout by ``runtime._kc_row_config`` and
+``_kc_row_split`` with the policy constants below: BLOCK_K, BLOCK_R, num_warps, SPLIT.
+Anything else raises NotImplementedError (the group then runs through PyTorch).
 """
 
 from __future__ import annotations
@@ -27,46 +40,10 @@ from kernelcraft.codegen.common import (
     MAX_RANK,
     KernelSource,
     lower_pointwise,
-    offset_lines,
     tl_dtype,
 )
 from kernelcraft.codegen.ops import REDUCTIONS, op_name
 from kernelcraft.plan import Group, is_tensor_node, reduction_dims, shape_key, val
-
-#: Triton helpers of this template (emitted with every reduction kernel; identical text,
-#: so a module with several reduction groups just redefines them).
-_HELPERS = '''
-@triton.jit
-def _kc_rmax(a, b):
-    # max that propagates NaN (torch.amax semantics)
-    return tl.where((a > b) | (a != a), a, b)
-
-
-@triton.jit
-def _kc_rmin(a, b):
-    return tl.where((a < b) | (a != a), a, b)
-
-
-@triton.jit
-def _kc_argmax_combine(va, ia, vb, ib):
-    # order: valid index first, then NaN above every number, larger value, smaller index
-    a_nan = va != va
-    better = (va > vb) | (a_nan & (vb == vb))
-    same = (va == vb) | (a_nan & (vb != vb))
-    pick = better | (same & (ia < ib))
-    pick = (pick & (ia >= 0)) | (ib < 0)
-    return tl.where(pick, va, vb), tl.where(pick, ia, ib)
-
-
-@triton.jit
-def _kc_argmin_combine(va, ia, vb, ib):
-    a_nan = va != va
-    better = (va < vb) | (a_nan & (vb == vb))
-    same = (va == vb) | (a_nan & (vb != vb))
-    pick = better | (same & (ia < ib))
-    pick = (pick & (ia >= 0)) | (ib < 0)
-    return tl.where(pick, va, vb), tl.where(pick, ia, ib)
-'''
 
 #: Tile policy, read by the wrapper at runtime (see runtime._kc_row_config).
 CPU_TILE = 16384  # interpreter: few large programs
@@ -74,6 +51,11 @@ CPU_BLOCK_R = 4096
 GPU_TILE = 4096
 GPU_BLOCK_R = 4096
 GPU_BLOCK_K_COLUMNS = 64  # kept dim innermost in memory: rows side by side
+GPU_BLOCK_K_COLUMNS_MIN = 8  # ... but no fewer when shrunk to keep the rows resident
+GPU_PERSIST_TILE = 8192  # largest tile kept resident (one chunk, loaded once)
+SPLIT_WAVES = 4  # one-pass groups split R until about this many programs per SM exist
+MAX_SPLIT = 1024
+CPU_SMS = 4  # the interpreter's pretend SM count (so small-K groups split there too)
 
 
 @dataclass
@@ -189,256 +171,426 @@ def _decompose(idx: str, prefix: str, sizes: str, ndim: str, rem: str,
     return lines
 
 
+def _offsets(target: str, prefix: str, strides: str, ndim: str, base: str, indent: str,
+             cast: str) -> list[str]:
+    """``target = base + sum_d idx_d * stride_d`` over the dims that exist (int64 products)."""
+    r = MAX_RANK
+    lines = [f"{indent}{target} = {base}"]
+    for d in range(r):
+        lines.append(f"{indent}if {ndim} > {r - 1 - d}:")
+        lines.append(f"{indent}    {target} += {prefix}{d}{cast} * {strides}{d}")
+    return lines
+
+
 def _rhs(line: str) -> str:
     return line.split(" = ", 1)[1]
 
 
 def emit_reduction(g: Group, target: Any = None) -> KernelSource:
+    """The row template for reduction group ``g`` (see the module docstring)."""
     an = _analyse(g)
-    dom, rd = g.domain, tuple(g.rdims)
-    rank = len(dom)
-    members = set(g.nodes)
-    kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
-    tensors = [a for a in g.inputs if is_tensor_node(a)]
-    scalars = [a for a in g.inputs if not is_tensor_node(a)]
-    for a in scalars:
-        if not isinstance(val(a), (int, float, torch.SymInt, torch.SymFloat)):
-            _fail(f"{a.name}: an input that is neither a tensor nor a number")
-    in_name = {a: f"in{i}" for i, a in enumerate(tensors)}
-    sc_name = {a: f"sc{i}" for i, a in enumerate(scalars)}
-    outs = list(g.outputs)
-    out_name = {o: f"out{j}" for j, o in enumerate(outs)}
+    gen = _Gen(g, an)
+    source = gen.kernel()
+    wrapper = gen.wrapper()
+    cfg: dict[str, Any] = {"template": "row", "passes": an.npasses, **_policy()}
+    cfg["at_capture_sizes"] = _capture_config(g, an, getattr(target, "sm_count", 132))
+    notes = [f"{an.npasses} pass(es) over the reduced dims; a row that fits one chunk is "
+             "loaded once, longer rows are loaded again in every pass"]
+    return KernelSource(gen.kname, gen.wname, source, wrapper, gen.tensors + gen.scalars,
+                        gen.outs, cfg, notes)
 
-    # ---- which (input, context) views the kernel reads
-    needed: set[fx.Node] = set()  # member nodes computed somewhere
-    for p in range(1, an.npasses + 1):
-        needed |= set(an.pass_nodes[p])
-    needed |= {n for n in g.nodes if an.ctx[n] != "full"}
-    uses: dict[fx.Node, set[str]] = {a: set() for a in tensors}
-    for n in g.nodes:
-        if n not in needed:
-            continue
-        if n in an.reds:
-            x = n.args[0]
-            if x not in members:
-                uses[x].add("full")
-            continue
-        for a in n.all_input_nodes:
-            if a in uses:
-                uses[a].add(an.ctx[n])
-    full_ins = [a for a in tensors if "full" in uses[a]]
-    if not full_ins:
-        _fail("no full-context tensor input to derive the domain from")
-    _check_domain(dom, full_ins)
 
-    full_ops: list[_Op] = []
-    red_ops: list[_Op] = []
-    op_of: dict[tuple[fx.Node, str], _Op] = {}
-    for a in tensors:
-        nm = in_name[a]
-        for ctx, view in (("full", f"{nm}.expand(shape)"), ("keep", f"{nm}.expand(keep)"),
-                          ("drop", f"_kc_unsqueeze_dims({nm}.expand(drop), rdims)")):
-            if ctx in uses[a]:
-                op = _Op(f"{nm}{ctx[0]}", nm, ctx, view)
-                op_of[(a, ctx)] = op
-                (full_ops if ctx == "full" else red_ops).append(op)
-    for o in outs:
-        nm = out_name[o]
-        ctx = an.ctx[o]
-        view = f"_kc_unsqueeze_dims({nm}, rdims)" if ctx == "drop" else nm
-        op = _Op(nm, nm, ctx, view)
-        op_of[(o, "out")] = op
-        (full_ops if ctx == "full" else red_ops).append(op)
-    kept_ops = full_ops + red_ops
+class _Gen:
+    """Text of one reduction kernel and its wrapper."""
 
-    # ---- kernel
-    R = MAX_RANK
-    params = [in_name[a] for a in tensors] + [out_name[o] for o in outs]
-    params += [sc_name[a] for a in scalars] + ["K", "R"]
-    params += [f"ksize{d}" for d in range(R)] + [f"rsize{d}" for d in range(R)]
-    for op in kept_ops:
-        params += [f"{op.name}_ks{d}" for d in range(R)]
-    for op in full_ops:
-        params += [f"{op.name}_rs{d}" for d in range(R)]
-    params += ["KDIM: tl.constexpr", "RDIM: tl.constexpr", "BLOCK_K: tl.constexpr",
-               "BLOCK_R: tl.constexpr"]
-    I1 = "    "
-    I2 = "        "
-    body = [
-        f"{I1}pid = tl.program_id(0).to(tl.int64)",
-        f"{I1}rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)[:, None]",
-        f"{I1}rmask = rows < K",
-    ]
-    body += _decompose("rows", "ki", "ksize", "KDIM", "_krem", I1)
-    for op in kept_ops:
-        body += offset_lines(f"koff_{op.name}", "ki", f"{op.name}_ks", R, "KDIM",
-                             "rows * 0", I1)
+    def __init__(self, g: Group, an: _Analysis) -> None:
+        self.g, self.an = g, an
+        self.members = set(g.nodes)
+        self.kname, self.wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
+        self.tensors = [a for a in g.inputs if is_tensor_node(a)]
+        self.scalars = [a for a in g.inputs if not is_tensor_node(a)]
+        for a in self.scalars:
+            if not isinstance(val(a), (int, float, torch.SymInt, torch.SymFloat)):
+                _fail(f"{a.name}: an input that is neither a tensor nor a number")
+        self.in_name = {a: f"in{i}" for i, a in enumerate(self.tensors)}
+        self.sc_name = {a: f"sc{i}" for i, a in enumerate(self.scalars)}
+        self.outs = list(g.outputs)
+        self.out_name = {o: f"out{j}" for j, o in enumerate(self.outs)}
+        self._operands()
 
-    red_val: dict[fx.Node, str] = {}  # reduced member -> [BLOCK_K, 1] variable
+    # ------------------------------------------------------------------ operands
+    def _operands(self) -> None:
+        """The strided views the kernel addresses: inputs per context of use, outputs."""
+        an, members = self.an, self.members
+        needed: set[fx.Node] = set()  # member nodes computed somewhere
+        for p in range(1, an.npasses + 1):
+            needed |= set(an.pass_nodes[p])
+        needed |= {n for n in self.g.nodes if an.ctx[n] != "full"}
+        uses: dict[fx.Node, set[str]] = {a: set() for a in self.tensors}
+        for n in self.g.nodes:
+            if n not in needed:
+                continue
+            if n in an.reds:
+                if n.args[0] not in members:
+                    uses[n.args[0]].add("full")
+                continue
+            for a in n.all_input_nodes:
+                if a in uses:
+                    uses[a].add(an.ctx[n])
+        self.full_ins = [a for a in self.tensors if "full" in uses[a]]
+        if not self.full_ins:
+            _fail("no full-context tensor input to derive the domain from")
+        _check_domain(self.g.domain, self.full_ins)
+        self.full_ops: list[_Op] = []
+        self.red_ops: list[_Op] = []
+        self.op_of: dict[tuple[fx.Node, str], _Op] = {}
+        for a in self.tensors:
+            nm = self.in_name[a]
+            for ctx, view in (("full", f"{nm}.expand(shape)"), ("keep", f"{nm}.expand(keep)"),
+                              ("drop", f"_kc_unsqueeze_dims({nm}.expand(drop), rdims)")):
+                if ctx in uses[a]:
+                    self._add_op(_Op(f"{nm}{ctx[0]}", nm, ctx, view), (a, ctx))
+        for o in self.outs:
+            nm = self.out_name[o]
+            ctx = an.ctx[o]
+            view = f"_kc_unsqueeze_dims({nm}, rdims)" if ctx == "drop" else nm
+            self._add_op(_Op(nm, nm, ctx, view), (o, "out"))
 
-    def load_reduced() -> None:
-        for op in red_ops:
+    def _add_op(self, op: _Op, key: tuple[fx.Node, str]) -> None:
+        self.op_of[key] = op
+        (self.full_ops if op.ctx == "full" else self.red_ops).append(op)
+
+    # -------------------------------------------------------------------- kernel
+    def kernel(self) -> str:
+        """The main kernel and, for one-pass groups, the kernel combining split partials."""
+        params = self._params()
+        body = self._prologue()
+        body += self._reduced_after(0, "    ")
+        body.append("    if ONE_CHUNK:")
+        body.append("        # the whole reduced extent in one tile: load once, keep values")
+        body += self._passes(True, "        ")
+        body.append("    else:")
+        body += self._passes(False, "        ")
+        text = ("@triton.jit\ndef " + self.kname + "(" + ", ".join(params) + "):\n"
+                + "\n".join(body))
+        if self.split:
+            text += "\n\n\n" + self._combine_kernel(params)
+        return text
+
+    @property
+    def split(self) -> bool:
+        """One-pass groups may split R over several programs (partials, then a combine)."""
+        return self.an.npasses == 1
+
+    def _params(self) -> list[str]:
+        R = MAX_RANK
+        params = [self.in_name[a] for a in self.tensors] + [self.out_name[o] for o in self.outs]
+        if self.split:
+            for r in self.an.reds:
+                params.append(f"ws_{r.name}")
+                if op_name(r.target) in ("argmax", "argmin"):
+                    params.append(f"wsi_{r.name}")
+        params += [self.sc_name[a] for a in self.scalars] + ["K", "R"]
+        params += [f"ksize{d}" for d in range(R)] + [f"rsize{d}" for d in range(R)]
+        for op in self.full_ops + self.red_ops:
+            params += [f"{op.name}_ks{d}" for d in range(R)]
+        for op in self.full_ops:
+            params += [f"{op.name}_rs{d}" for d in range(R)]
+        if self.split:
+            params += ["SPLIT", "RCHUNK"]
+        params += ["KDIM: tl.constexpr", "RDIM: tl.constexpr", "BLOCK_K: tl.constexpr",
+                   "BLOCK_R: tl.constexpr", "ONE_CHUNK: tl.constexpr"]
+        if self.split:
+            params += ["PARTIAL: tl.constexpr", "BLOCK_S: tl.constexpr"]
+        return params
+
+    def _prologue(self) -> list[str]:
+        """Rows of this program, their kept offsets, reduced-context input loads."""
+        body = [
+            "    pid = tl.program_id(0).to(tl.int64)",
+            "    rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)[:, None]",
+            "    rmask = rows < K",
+        ]
+        body += _decompose("rows", "ki", "ksize", "KDIM", "_krem", "    ")
+        for op in self.full_ops + self.red_ops:
+            body += _offsets(f"koff_{op.name}", "ki", f"{op.name}_ks", "KDIM", "rows * 0",
+                             "    ", "")
+        for op in self.red_ops:
             if op.ptr.startswith("in"):
-                body.append(f"{I1}x_{op.name} = tl.load({op.ptr} + koff_{op.name}, "
-                            f"mask=rmask, other=0)")
+                body.append(f"    x_{op.name} = tl.load({op.ptr} + koff_{op.name}, "
+                            "mask=rmask, other=0)")
+        self.red_val: dict[fx.Node, str] = {}
+        return body
 
-    def operand(a: Any, consumer_ctx: str, pass_vals: dict[fx.Node, str]) -> str | None:
-        if a in sc_name:
-            return sc_name[a]
-        if a in in_name:
-            return f"x_{op_of[(a, consumer_ctx)].name}"
-        if a in red_val:
-            return red_val[a]
-        return pass_vals.get(a)
+    def _combine_kernel(self, params: list[str]) -> str:
+        """Partials [K, SPLIT] -> reduced values, then the reduced-context tail and stores."""
+        body = self._prologue()
+        body += self._reduced_after(0, "    ", store=False)
+        body.append("    s = tl.arange(0, BLOCK_S)[None, :]")
+        body.append("    smask = rmask & (s < SPLIT)")
+        for r in self.an.reds:
+            kind, nm = op_name(r.target), r.name
+            where = f"ws_{nm} + rows * SPLIT + s"
+            if kind in ("argmax", "argmin"):
+                body.append(f"    accv_{nm} = tl.load({where}, mask=smask, "
+                            f"other={REDUCTIONS[kind]})")
+                body.append(f"    acci_{nm} = tl.load(wsi_{nm} + rows * SPLIT + s, mask=smask, "
+                            "other=-1)")
+            else:
+                body.append(f"    acc_{nm} = tl.load({where}, mask=smask, "
+                            f"other={REDUCTIONS[kind]})")
+            body += _finish(r, "    ")
+            self.red_val[r] = f"v_{nm}"
+        body += self._reduced_after(1, "    ")
+        return ("@triton.jit\ndef " + self.kname + "_combine(" + ", ".join(params) + "):\n"
+                + "\n".join(body))
 
-    def lower(n: fx.Node, ctx: str, pass_vals: dict[fx.Node, str], suffix: str) -> str:
-        env: dict[fx.Node, str] = {}
-        for a in n.all_input_nodes:
-            expr = operand(a, ctx, pass_vals)
-            if expr is None:
-                raise AssertionError(f"{a.name} not available for {n.name}")
-            if a in in_name and ctx == "full":
-                expr = f"{expr}{suffix}"
-            env[a] = expr
+    def _operand(self, a: fx.Node, ctx: str, vals: dict[fx.Node, str], sfx: str) -> str:
+        if a in self.sc_name:
+            return self.sc_name[a]
+        if a in self.in_name:
+            op = self.op_of[(a, ctx)]
+            return f"x_{op.name}{sfx}" if ctx == "full" else f"x_{op.name}"
+        if a in self.red_val:
+            return self.red_val[a]
+        if a in vals:
+            return vals[a]
+        raise AssertionError(f"{a.name} is not available")
+
+    def _lower(self, n: fx.Node, ctx: str, vals: dict[fx.Node, str], sfx: str) -> str:
+        env = {a: self._operand(a, ctx, vals, sfx) for a in n.all_input_nodes}
         return _rhs(lower_pointwise(n, env))
 
-    def reduced_after(level: int) -> None:
-        for n in g.nodes:
+    def _reduced_after(self, level: int, ind: str, store: bool = True) -> list[str]:
+        """Reduced-context nodes computable once pass ``level`` is done, and their stores."""
+        an, lines = self.an, []
+        for n in self.g.nodes:
             if an.ctx[n] == "full" or n in an.reds or an.ready[n] != level:
                 continue
             v = f"v_{n.name}"
-            body.append(f"{I1}{v} = {lower(n, an.ctx[n], {}, '')}")
-            red_val[n] = v
-        for o in outs:
-            if an.ctx[o] != "full" and an.ready[o] == level:
-                op = op_of[(o, "out")]
-                body.append(f"{I1}tl.store({op.ptr} + koff_{op.name}, "
-                            f"{red_val[o]}.to({tl_dtype(o)}), mask=rmask)")
+            lines.append(f"{ind}{v} = {self._lower(n, an.ctx[n], {}, '')}")
+            self.red_val[n] = v
+        for o in self.outs:
+            if store and an.ctx[o] != "full" and an.ready[o] == level:
+                op = self.op_of[(o, "out")]
+                lines.append(f"{ind}tl.store({op.ptr} + koff_{op.name}, "
+                             f"{self.red_val[o]}.to({tl_dtype(o)}), mask=rmask)")
+        return lines
 
-    load_reduced()
-    reduced_after(0)
-    for p in range(1, an.npasses + 1):
-        sfx = f"_p{p}"
-        reds = [r for r in an.reds if an.ready[r] == p]
-        nodes = an.pass_nodes[p]
-        stores = [o for o in outs if an.ctx[o] == "full" and an.need[o] == p]
-        ins: list[fx.Node] = []
-        for n in nodes:
-            ins += [a for a in n.all_input_nodes if a in in_name and a not in ins]
-        ins += [r.args[0] for r in reds if r.args[0] in in_name and r.args[0] not in ins]
-        body.append(f"{I1}# pass {p}: " + ", ".join(
-            [op_name(r.target) + f"({r.name})" for r in reds] + [f"store {o.name}" for o in stores]))
-        for r in reds:
-            kind = op_name(r.target)
-            if kind in ("argmax", "argmin"):
-                body.append(f"{I1}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], "
-                            f"{REDUCTIONS[kind]}, tl.float32)")
-                body.append(f"{I1}acci_{r.name} = tl.full([BLOCK_K, BLOCK_R], -1, tl.int64)")
-            else:
-                body.append(f"{I1}acc_{r.name} = tl.full([BLOCK_K, BLOCK_R], "
-                            f"{REDUCTIONS[kind]}, tl.float32)")
-        body.append(f"{I1}for r0{sfx} in range(0, R, BLOCK_R):")
-        body.append(f"{I2}cols{sfx} = r0{sfx} + tl.arange(0, BLOCK_R)[None, :]")
-        body.append(f"{I2}mask{sfx} = rmask & (cols{sfx} < R)")
-        body += _decompose(f"cols{sfx}", f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", I2)
-        for op in [op_of[(a, "full")] for a in ins] + [op_of[(o, "out")] for o in stores]:
-            body += offset_lines(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", R,
-                                 "RDIM", f"(cols{sfx} * 0).to(tl.int64)", I2)
-        for a in ins:
-            op = op_of[(a, "full")]
-            body.append(f"{I2}x_{op.name}{sfx} = tl.load({op.ptr} + (koff_{op.name} + "
-                        f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
-        pass_vals: dict[fx.Node, str] = {}
-        for n in nodes:
-            v = f"v_{n.name}{sfx}"
-            body.append(f"{I2}{v} = {lower(n, 'full', pass_vals, sfx)}")
-            pass_vals[n] = v
-        for r in reds:
-            x = r.args[0]
-            xv = pass_vals[x] if x in members else f"x_{op_of[(x, 'full')].name}{sfx}"
-            body += _accumulate(r, f"{xv}.to(tl.float32)", sfx, I2)
-        for o in stores:
-            op = op_of[(o, "out")]
-            body.append(f"{I2}tl.store({op.ptr} + (koff_{op.name} + roff_{op.name}{sfx}), "
-                        f"{pass_vals[o]}.to({tl_dtype(o)}), mask=mask{sfx})")
-        for r in reds:
-            body += _finish(r)
-            red_val[r] = f"v_{r.name}"
-        reduced_after(p)
-    source = (_HELPERS.strip() + "\n\n\n@triton.jit\ndef " + kname + "(" + ", ".join(params)
-              + "):\n" + "\n".join(body))
+    def _passes(self, one: bool, ind: str) -> list[str]:
+        """All passes, either looped over R chunks or (``one``) on a single resident tile."""
+        an, lines = self.an, []
+        vals: dict[fx.Node, str] = {}  # full values kept across passes (one chunk only)
+        loaded: set[str] = set()
+        inner = ind if one else ind + "    "
+        if one:
+            lines += self._chunk_index("_1", "0", ind)
+        for p in range(1, an.npasses + 1):
+            sfx = "_1" if one else f"_p{p}"
+            reds = [r for r in an.reds if an.ready[r] == p]
+            stores = [o for o in self.outs if an.ctx[o] == "full" and an.need[o] == p]
+            nodes = [n for n in an.pass_nodes[p] if not (one and n in vals)]
+            what = [f"{op_name(r.target)}({r.name})" for r in reds]
+            lines.append(f"{ind}# pass {p}: " + ", ".join(what + [f"store {o.name}"
+                                                                   for o in stores]))
+            for r in reds:
+                lines += _acc_init(r, ind)
+            if not one:
+                vals = {}
+                loaded = set()
+                if self.split:  # this program's share of R (all of it unless split)
+                    lines.append(f"{ind}r_lo = tl.program_id(1) * RCHUNK")
+                    lines.append(f"{ind}r_hi = tl.minimum(r_lo + RCHUNK, R)")
+                    lines.append(f"{ind}for r0{sfx} in range(r_lo, r_hi, BLOCK_R):")
+                else:
+                    lines.append(f"{ind}for r0{sfx} in range(0, R, BLOCK_R):")
+                lines += self._chunk_index(sfx, f"r0{sfx}", inner)
+            ins: list[fx.Node] = []
+            for n in nodes:
+                ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
+            ins += [r.args[0] for r in reds if r.args[0] in self.in_name and r.args[0] not in ins]
+            for a in ins:
+                op = self.op_of[(a, "full")]
+                if op.name in loaded:
+                    continue
+                loaded.add(op.name)
+                lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
+                                  f"(cols{sfx} * 0).to(tl.int64)", inner, ".to(tl.int64)")
+                lines.append(f"{inner}x_{op.name}{sfx} = tl.load({op.ptr} + (koff_{op.name} + "
+                             f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
+            for n in nodes:
+                v = f"v_{n.name}{sfx}"
+                lines.append(f"{inner}{v} = {self._lower(n, 'full', vals, sfx)}")
+                vals[n] = v
+            for r in reds:
+                x = r.args[0]
+                xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
+                lines += _accumulate(r, f"{xv}.to(tl.float32)", sfx, inner)
+            for o in stores:
+                op = self.op_of[(o, "out")]
+                lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
+                                  f"(cols{sfx} * 0).to(tl.int64)", inner, ".to(tl.int64)")
+                lines.append(f"{inner}tl.store({op.ptr} + (koff_{op.name} + roff_{op.name}{sfx}),"
+                             f" {vals[o]}.to({tl_dtype(o)}), mask=mask{sfx})")
+            tail = ind
+            if self.split and not one:
+                lines.append(f"{ind}if PARTIAL:")
+                for r in reds:
+                    lines += _partial(r, ind + "    ")
+                lines.append(f"{ind}else:")
+                tail = ind + "    "
+            for r in reds:
+                lines += _finish(r, tail)
+                self.red_val[r] = f"v_{r.name}"
+            lines += self._reduced_after(p, tail)
+        return lines
 
-    # ---- wrapper
-    args = [in_name[a] for a in tensors] + [sc_name[a] for a in scalars]
-    w = [f"def {wname}({', '.join(args)}):"]
-    w.append(f"    dev = {in_name[tensors[0]]}.device")
-    w.append(f"    shape = _kc_row_domain([{', '.join(in_name[a] + '.shape' for a in full_ins)}],"
-             f" {rank})")
-    w.append(f"    rdims = {rd!r}")
-    w.append("    keep = [1 if d in rdims else s for d, s in enumerate(shape)]")
-    w.append("    drop = [s for d, s in enumerate(shape) if d not in rdims]")
-    w.append("    K = _kc_prod(drop)")
-    w.append("    R = _kc_prod(shape[d] for d in rdims)")
-    for o in outs:
-        shp = {"full": "shape", "keep": "keep", "drop": "drop"}[an.ctx[o]]
-        w.append(f"    {out_name[o]} = torch.empty({shp}, device=dev, dtype={val(o).dtype})")
-    ret = f"({', '.join(out_name[o] for o in outs)},)"
-    w.append(f"    if K == 0:\n        return {ret}")
-    w.append(f"    fviews = [{', '.join(op.view for op in full_ops)}]")
-    w.append(f"    rviews = [{', '.join(op.view for op in red_ops)}]")
-    w.append("    ksz, kst, kdim, rsz, rst, rdim = _kc_split_coalesce(shape, rdims, fviews, "
-             "rviews)")
-    w.append(f"    bk, br, warps = _kc_row_config(K, R, kst, kdim, rst, rdim, dev.type == 'cpu', "
-             f"{_policy()!r})")
-    w.append("    grid = (triton.cdiv(K, bk),)")
-    kargs = [in_name[a] for a in tensors] + [out_name[o] for o in outs]
-    kargs += [sc_name[a] for a in scalars] + ["K", "R", "*ksz", "*rsz"]
-    w.append(f"    {kname}[grid]({', '.join(kargs)}, *[s for st in kst for s in st], "
-             "*[s for st in rst for s in st], KDIM=kdim, RDIM=rdim, BLOCK_K=bk, BLOCK_R=br, "
-             "num_warps=warps)")
-    w.append(f"    return {ret}")
+    def _chunk_index(self, sfx: str, start: str, ind: str) -> list[str]:
+        lines = [f"{ind}cols{sfx} = {start} + tl.arange(0, BLOCK_R)[None, :]",
+                 f"{ind}mask{sfx} = rmask & (cols{sfx} < R)"]
+        return lines + _decompose(f"cols{sfx}", f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", ind)
 
-    cfg: dict[str, Any] = {"template": "row", "passes": an.npasses, **_policy()}
-    cfg["at_capture_sizes"] = _capture_config(g, an)
-    notes = [f"{an.npasses} pass(es) over the reduced dims; full-context inputs are loaded "
-             "again in every pass"]
-    return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, outs, cfg, notes)
+    # ------------------------------------------------------------------- wrapper
+    def wrapper(self) -> str:
+        an = self.an
+        in_name, out_name = self.in_name, self.out_name
+        args = [in_name[a] for a in self.tensors] + [self.sc_name[a] for a in self.scalars]
+        shapes = ", ".join(in_name[a] + ".shape" for a in self.full_ins)
+        w = [f"def {self.wname}({', '.join(args)}):",
+             f"    dev = {in_name[self.tensors[0]]}.device",
+             f"    shape = _kc_row_domain([{shapes}], {len(self.g.domain)})",
+             f"    rdims = {tuple(self.g.rdims)!r}",
+             "    keep = [1 if d in rdims else s for d, s in enumerate(shape)]",
+             "    drop = [s for d, s in enumerate(shape) if d not in rdims]",
+             "    K = _kc_prod(drop)",
+             "    R = _kc_prod(shape[d] for d in rdims)"]
+        for o in self.outs:
+            shp = {"full": "shape", "keep": "keep", "drop": "drop"}[an.ctx[o]]
+            w.append(f"    {out_name[o]} = torch.empty({shp}, device=dev, dtype={val(o).dtype})")
+        ret = f"({', '.join(out_name[o] for o in self.outs)},)"
+        w.append(f"    if K == 0:\n        return {ret}")
+        w.append(f"    fviews = [{', '.join(op.view for op in self.full_ops)}]")
+        w.append(f"    rviews = [{', '.join(op.view for op in self.red_ops)}]")
+        w.append("    ksz, kst, kdim, rsz, rst, rdim = _kc_split_coalesce(shape, rdims, fviews, "
+                 "rviews)")
+        w.append("    bk, br, warps = _kc_row_config(K, R, kst, kdim, rst, rdim, "
+                 f"dev.type == 'cpu', {_policy()!r})")
+        kargs = [in_name[a] for a in self.tensors] + [out_name[o] for o in self.outs]
+        if self.split:
+            kargs += ["*ws"]
+        kargs += [self.sc_name[a] for a in self.scalars] + ["K", "R", "*ksz", "*rsz"]
+        kargs += ["*[s for st in kst for s in st]", "*[s for st in rst for s in st]"]
+        common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br"
+        if not self.split:
+            w.append(f"    {self.kname}[(triton.cdiv(K, bk),)]({', '.join(kargs)}, {common}, "
+                     "BLOCK_K=bk, ONE_CHUNK=br >= R, num_warps=warps)")
+        else:
+            # R split over several programs when the rows alone leave the GPU idle
+            w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {_policy()!r})")
+            ws = []
+            for r in self.an.reds:
+                ws.append("torch.empty((K, split), device=dev, dtype=torch.float32)")
+                if op_name(r.target) in ("argmax", "argmin"):
+                    ws.append("torch.empty((K, split), device=dev, dtype=torch.int64)")
+            first = in_name[self.tensors[0]]
+            w.append("    if split > 1:")
+            w.append(f"        ws = [{', '.join(ws)}]")
+            w.append("    else:")
+            w.append(f"        ws = [{', '.join([first] * len(ws))}]  # not read")
+            w.append(f"    {self.kname}[(triton.cdiv(K, bk), split)]({', '.join(kargs)}, "
+                     f"split, rchunk, {common}, BLOCK_K=bk, ONE_CHUNK=br >= R, "
+                     "PARTIAL=split > 1, BLOCK_S=1, num_warps=warps)")
+            w.append("    if split > 1:")
+            w.append("        bs = _kc_next_pow2(split)")
+            w.append("        bk2 = max(1, min(_kc_next_pow2(K), 4096 // bs))")
+            w.append(f"        {self.kname}_combine[(triton.cdiv(K, bk2),)]({', '.join(kargs)}, "
+                     f"split, rchunk, {common}, BLOCK_K=bk2, ONE_CHUNK=False, PARTIAL=False, "
+                     "BLOCK_S=bs, num_warps=4)")
+        w.append(f"    return {ret}")
+        return "\n".join(w)
+
+
+def _acc_init(r: fx.Node, ind: str) -> list[str]:
+    kind = op_name(r.target)
+    if kind in ("argmax", "argmin"):
+        return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
+                "tl.float32)",
+                f"{ind}acci_{r.name} = tl.full([BLOCK_K, BLOCK_R], -1, tl.int64)"]
+    return [f"{ind}acc_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, tl.float32)"]
 
 
 def _accumulate(r: fx.Node, x: str, sfx: str, ind: str) -> list[str]:
+    """Fold one chunk into the lane accumulators (padded lanes keep their value)."""
     kind = op_name(r.target)
     m = f"mask{sfx}"
     if kind in ("sum", "mean"):
         return [f"{ind}acc_{r.name} = acc_{r.name} + tl.where({m}, {x}, 0.0)"]
     if kind in ("amax", "amin"):
-        fn = "_kc_rmax" if kind == "amax" else "_kc_rmin"
-        return [f"{ind}acc_{r.name} = tl.where({m}, {fn}(acc_{r.name}, {x}), acc_{r.name})"]
+        # lane-wise max/min that keeps a NaN once seen (torch.amax propagates NaN)
+        cmp = ">" if kind == "amax" else "<"
+        acc = f"acc_{r.name}"
+        return [f"{ind}{acc} = tl.where({m} & ~(({acc} {cmp} {x}) | ({acc} != {acc})), "
+                f"{x}, {acc})"]
+    # arg reductions: a lane's later elements have larger indices, so only a strictly
+    # better value (or a first NaN) replaces the lane's candidate: first index wins
     cmp = ">" if kind == "argmax" else "<"
-    v, i = f"accv_{r.name}", f"acci_{r.name}"
+    v, i, nm = f"accv_{r.name}", f"acci_{r.name}", r.name
     return [
-        f"{ind}xv_{r.name} = {x}",
-        f"{ind}upd_{r.name} = {m} & ((xv_{r.name} {cmp} {v}) | ((xv_{r.name} != xv_{r.name})"
-        f" & ({v} == {v})) | ({i} < 0))",
-        f"{ind}{v} = tl.where(upd_{r.name}, xv_{r.name}, {v})",
-        f"{ind}{i} = tl.where(upd_{r.name}, cols{sfx}.to(tl.int64), {i})",
+        f"{ind}xv_{nm} = {x}",
+        f"{ind}upd_{nm} = {m} & ((xv_{nm} {cmp} {v}) | ((xv_{nm} != xv_{nm}) & ({v} == {v}))"
+        f" | ({i} < 0))",
+        f"{ind}{v} = tl.where(upd_{nm}, xv_{nm}, {v})",
+        f"{ind}{i} = tl.where(upd_{nm}, cols{sfx}.to(tl.int64), {i})",
     ]
 
 
-def _finish(r: fx.Node) -> list[str]:
+def _partial(r: fx.Node, ind: str) -> list[str]:
+    """This program's partial result of ``r`` over its share of R, into the workspace."""
+    kind, nm = op_name(r.target), r.name
+    where = "rows * SPLIT + tl.program_id(1)"
+    if kind in ("sum", "mean"):
+        return [f"{ind}tl.store(ws_{nm} + {where}, tl.sum(acc_{nm}, axis=1)[:, None], "
+                "mask=rmask)"]
+    lines = [ln.replace(f".to({tl_dtype(r)})", "") for ln in _finish(r, ind)]
+    if kind in ("amax", "amin"):
+        return lines + [f"{ind}tl.store(ws_{nm} + {where}, v_{nm}, mask=rmask)"]
+    big = "4611686018427387904"
+    return lines + [
+        f"{ind}tl.store(ws_{nm} + {where}, tl.where(nan_{nm}, float('nan'), best_{nm}), "
+        "mask=rmask)",
+        f"{ind}tl.store(wsi_{nm} + {where}, tl.where(v_{nm} == {big}, -1, v_{nm}), mask=rmask)",
+    ]
+
+
+def _finish(r: fx.Node, ind: str) -> list[str]:
+    """Lanes -> one value per row, [BLOCK_K, 1]; only builtin reductions (fast everywhere)."""
     kind = op_name(r.target)
     dt = tl_dtype(r)
-    out = f"v_{r.name}"
+    out, acc, nm = f"v_{r.name}", f"acc_{r.name}", r.name
     if kind == "sum":
-        return [f"    {out} = tl.sum(acc_{r.name}, axis=1)[:, None].to({dt})"]
+        return [f"{ind}{out} = tl.sum({acc}, axis=1)[:, None].to({dt})"]
     if kind == "mean":
-        return [f"    {out} = (tl.sum(acc_{r.name}, axis=1)[:, None] / R).to({dt})"]
+        return [f"{ind}{out} = (tl.sum({acc}, axis=1)[:, None] / R).to({dt})"]
     if kind in ("amax", "amin"):
-        fn = "_kc_rmax" if kind == "amax" else "_kc_rmin"
-        return [f"    {out} = tl.reduce(acc_{r.name}, 1, {fn})[:, None].to({dt})"]
-    fn = f"_kc_{kind}_combine"
+        fn = "tl.max" if kind == "amax" else "tl.min"
+        return [
+            f"{ind}nan_{nm} = tl.max(({acc} != {acc}).to(tl.int32), axis=1)[:, None] > 0",
+            f"{ind}{out} = tl.where(nan_{nm}, float('nan'), {fn}({acc}, axis=1)[:, None])"
+            f".to({dt})",
+        ]
+    # arg reductions: the best value (NaN above all), then the smallest index holding it
+    v, i = f"accv_{nm}", f"acci_{nm}"
+    fn = "tl.max" if kind == "argmax" else "tl.min"
+    worst = "float('-inf')" if kind == "argmax" else "float('inf')"
     return [
-        f"    _, idx_{r.name} = tl.reduce((accv_{r.name}, acci_{r.name}), 1, {fn})",
-        f"    {out} = idx_{r.name}[:, None].to({dt})",
+        f"{ind}valid_{nm} = {i} >= 0",
+        f"{ind}isnan_{nm} = valid_{nm} & ({v} != {v})",
+        f"{ind}nan_{nm} = tl.max(isnan_{nm}.to(tl.int32), axis=1)[:, None] > 0",
+        f"{ind}best_{nm} = {fn}(tl.where(valid_{nm} & ~isnan_{nm}, {v}, {worst}), axis=1)"
+        "[:, None]",
+        f"{ind}hit_{nm} = tl.where(nan_{nm}, isnan_{nm}, valid_{nm} & ({v} == best_{nm}))",
+        f"{ind}{out} = tl.min(tl.where(hit_{nm}, {i}, 4611686018427387904), axis=1)[:, None]"
+        f".to({dt})",
     ]
 
 
@@ -456,12 +608,17 @@ def _check_domain(dom: tuple[str, ...], full_ins: list[fx.Node]) -> None:
 
 def _policy() -> dict[str, int]:
     return {"CPU_TILE": CPU_TILE, "CPU_BLOCK_R": CPU_BLOCK_R, "GPU_TILE": GPU_TILE,
-            "GPU_BLOCK_R": GPU_BLOCK_R, "GPU_BLOCK_K_COLUMNS": GPU_BLOCK_K_COLUMNS}
+            "GPU_BLOCK_R": GPU_BLOCK_R, "GPU_BLOCK_K_COLUMNS": GPU_BLOCK_K_COLUMNS,
+            "GPU_BLOCK_K_COLUMNS_MIN": GPU_BLOCK_K_COLUMNS_MIN,
+            "GPU_PERSIST_TILE": GPU_PERSIST_TILE, "SPLIT_WAVES": SPLIT_WAVES,
+            "MAX_SPLIT": MAX_SPLIT, "CPU_SMS": CPU_SMS}
 
 
-def _capture_config(g: Group, an: _Analysis) -> dict[str, Any]:
+def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
     """The GPU tile the wrapper would pick at the captured sizes (contiguous layout)."""
-    from kernelcraft.codegen.runtime import _kc_row_config
+    from types import SimpleNamespace
+
+    from kernelcraft.codegen.runtime import _kc_row_config, _kc_row_split
 
     x = next((r.args[0] for r in an.reds), None)
     try:
@@ -479,4 +636,9 @@ def _capture_config(g: Group, an: _Analysis) -> dict[str, Any]:
     kst = [[1 if (len(sizes) - 1) not in rd else 0]]
     rst = [[1 if (len(sizes) - 1) in rd else 0]]
     bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, _policy())
-    return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps}
+    split = 1
+    if an.npasses == 1:  # the runtime asks the device for its SM count; here the target's
+        policy = {**_policy(), "CPU_SMS": sms}
+        split, _ = _kc_row_split(K, R, bk, br, SimpleNamespace(type="cpu"), policy)
+    return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
+            "one_chunk": br >= R, "split": split}
