@@ -144,3 +144,20 @@ def test_runtime_coalesce_and_reshape():
     # a head split captured at hidden 16 = 2 x 8 still works at hidden 8 (2 x 4)
     y = torch.randn(3, 8)
     assert _kc_reshape(y, [3, 16], [3, 2, 8], [3, 2, 8], [True, False, False]).shape == (3, 2, 4)
+
+
+def test_eager_path_kept_where_the_kernel_loses(write, tmp_path):
+    """A group whose kernel measures slower than its PyTorch ops becomes extern."""
+    calls = []
+
+    def timer(fn, sets):
+        calls.append(fn)
+        return 1.0 if sets == [[]] else 2.0  # eager always faster in this test
+
+    opts = _opts(tmp_path, timer=timer)
+    gen = generate(write("pw.py", POINTWISE), opts)
+    assert calls and all(not c.kept for c in gen.choices)
+    assert not gen.kernels  # the full-size variant keeps PyTorch's path
+    report = gen.report_path.read_text()
+    assert "eager path kept" in report and "| eager |" in report
+    assert gen.judge.correct, gen.judge.detail

@@ -31,6 +31,8 @@ class GenerateOptions:
     device: str | None = None  # where the judge runs (default: cuda if present)
     judge: bool = True
     build: bool = True  # cross-compile every kernel for every target
+    choose: bool = True  # on a GPU: keep the eager path for groups whose kernel loses
+    timer: Any = None  # (fn, input_sets) -> ms; default CUDA events on the GPU
     timeout_s: float = 900.0
     fusion: FusionOptions = field(default_factory=FusionOptions)
 
@@ -47,6 +49,7 @@ class Generated:
     extern_reasons: dict[int, str] = field(default_factory=dict)
     builds: list[dict[str, Any]] = field(default_factory=list)
     variants: list[Variant] = field(default_factory=list)
+    choices: list[Any] = field(default_factory=list)
 
 
 def dot_precisions(targets: list[Target], precision: str) -> dict[str, str]:
@@ -123,12 +126,18 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     out.mkdir(parents=True, exist_ok=True)
     source = Path(problem_path).read_text()
     header = f"Targets: {', '.join(t.arch for t in targets)}; precision {opts.precision}."
-    text = emit_module(source, problem.name, variants, dot_precisions(targets, opts.precision),
-                       header)
+    dots = dot_precisions(targets, opts.precision)
+    text = emit_module(source, problem.name, variants, dots, header)
     module_path = out / "kernel.py"
     write_new(module_path, text)
+    choices = []
+    if opts.choose and (opts.timer is not None or _gpu_present(opts)):
+        choices = choose_paths(problem, main, module_path, opts)
+        if any(not c.kept for c in choices):
+            reasons = {g.id: g.reason for g in plan.groups if g.kind == "extern"}
+            write_new(module_path, emit_module(source, problem.name, variants, dots, header))
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
-                    extern_reasons=reasons, variants=variants)
+                    extern_reasons=reasons, variants=variants, choices=choices)
     if opts.build:
         from kernelcraft.build import cross_compile
 
@@ -144,6 +153,30 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     write_new(gen.report_path, report)
     write_new(out / "report.json", json.dumps(_report_json(gen, opts), indent=2, default=str))
     return gen
+
+
+def _gpu_present(opts: GenerateOptions) -> bool:
+    return opts.device != "cpu" and torch.cuda.is_available()
+
+
+def choose_paths(problem: Problem, main: Variant, module_path: Path,
+                 opts: GenerateOptions) -> list[Any]:
+    """Per group, the generated kernel or the eager path, whichever measures faster."""
+    from kernelcraft.choose import apply, choose
+    from kernelcraft.problem import load_module
+
+    timer = opts.timer
+    if timer is None:
+        from kernelcraft.measure.timing import time_cuda
+
+        def timer(fn: Any, sets: list[list[Any]]) -> float:
+            return time_cuda(fn, sets, budget_ms=300.0).median_ms
+
+    device = torch.device("cuda") if _gpu_present(opts) else torch.device("cpu")
+    module = load_module(module_path, "generated")
+    choices = choose(main, problem, module, device, timer)
+    apply(main, choices)
+    return choices
 
 
 def judge_generated(gen: Generated, opts: GenerateOptions) -> Any:

@@ -143,6 +143,15 @@ def generate_report(gen: Any, opts: Any) -> str:
                            if not isinstance(b, dict)) if k else g.reason
         kind = g.kind if k or g.kind == "extern" else f"{g.kind} (extern)"
         lines.append(f"| {g.id} | {kind} | {g.describe()} | {detail} |")
+    if getattr(gen, "choices", None):
+        lines.append("")
+        lines.append("## Generated kernel or eager path (measured per group)")
+        lines.append("")
+        lines.append("| group | kernel ms | eager ms | kept |")
+        lines.append("|---|---|---|---|")
+        for c in gen.choices:
+            lines.append(f"| {c.group} | {_ms(c.kernel_ms)} | {_ms(c.eager_ms)} | "
+                         f"{'kernel' if c.kept else 'eager'} |")
     lines.append("")
     res = gen.judge
     lines.append("## Verification")

@@ -1,0 +1,108 @@
+"""Choose, per group, between the generated kernel and the eager path, by measurement.
+
+On a GPU, every kernel group is timed against the PyTorch ops it replaces (one op after
+the other, as eager PyTorch runs them), on the group's real inputs at full size. A group
+whose kernel loses beyond noise becomes extern, so the emitted module is never slower than
+eager for any group; the report shows both times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from kernelcraft.export import Variant
+from kernelcraft.problem import Problem
+
+#: The kernel must beat eager by this factor to be kept (timing noise).
+KEEP_MARGIN = 1.02
+
+
+@dataclass
+class Choice:
+    group: int
+    kernel_ms: float
+    eager_ms: float
+    kept: bool
+
+
+def _device_kwargs(kwargs: dict[str, Any], device: torch.device) -> dict[str, Any]:
+    return {k: (device if isinstance(v, torch.device) else v) for k, v in kwargs.items()}
+
+
+def run_graph(variant: Variant, model: torch.nn.Module, inputs: list[Any],
+              device: torch.device) -> dict[fx.Node, Any]:
+    """Evaluate the captured graph op by op (eager), keeping every value."""
+    state = dict(model.named_parameters())
+    state.update(dict(model.named_buffers()))
+    env: dict[fx.Node, Any] = {}
+    user = iter(inputs)
+    cap = variant.cap
+
+    def value(a: Any) -> Any:
+        return torch.fx.node.map_arg(a, lambda n: env[n])
+
+    for n in cap.graph.nodes:
+        if n.op == "placeholder":
+            env[n] = state[cap.param_of[n.name]] if n.name in cap.param_of else next(user)
+        elif n.op == "call_function":
+            env[n] = n.target(*value(n.args), **_device_kwargs(value(n.kwargs), device))
+    return env
+
+
+def eager_group(g: Any, env: dict[fx.Node, Any], device: torch.device) -> Callable[[], Any]:
+    """The group's ops one after the other, as PyTorch eager runs them."""
+
+    def run() -> Any:
+        local = dict(env)
+        for n in g.nodes:
+            args = torch.fx.node.map_arg(n.args, lambda a: local[a])
+            kwargs = _device_kwargs(torch.fx.node.map_arg(n.kwargs, lambda a: local[a]), device)
+            local[n] = n.target(*args, **kwargs)
+        return [local[o] for o in g.outputs]
+
+    return run
+
+
+def choose(variant: Variant, problem: Problem, module: Any, device: torch.device,
+           timer: Callable[[Callable[..., Any], list[list[Any]]], float]) -> list[Choice]:
+    """Time each kernel group of ``variant`` against its eager ops; return the choices.
+
+    ``module`` is the emitted kernel.py, imported; ``timer(fn, input_sets)`` returns a
+    median time in ms (CUDA events on a GPU).
+    """
+    from kernelcraft.export import _rename
+
+    init = problem.init_inputs(0)
+    model = problem.make_model(init, 0).to(device)
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x
+              for x in problem.sample_inputs(0, device=device)]
+    choices = []
+    with torch.no_grad():
+        env = run_graph(variant, model, inputs, device)
+        for gid, k in variant.kernels.items():
+            g = next(g for g in variant.plan.groups if g.id == gid)
+            wrapper = getattr(module, _rename(k.wrapper_name, 0))
+            args = [env[a] for a in k.inputs]
+            kernel_ms = timer(wrapper, [args])
+            eager = eager_group(g, env, device)
+            eager_ms = timer(eager, [[]])
+            choices.append(Choice(gid, kernel_ms, eager_ms,
+                                  kept=kernel_ms * KEEP_MARGIN <= eager_ms))
+    return choices
+
+
+def apply(variant: Variant, choices: list[Choice]) -> None:
+    """Groups whose kernel lost become extern, with both times as the reason."""
+    for c in choices:
+        if c.kept:
+            continue
+        g = next(g for g in variant.plan.groups if g.id == c.group)
+        g.reason = (f"eager path kept: generated kernel {c.kernel_ms:.4f} ms vs PyTorch "
+                    f"{c.eager_ms:.4f} ms")
+        g.kind = "extern"
+        del variant.kernels[c.group]
