@@ -201,6 +201,10 @@ def _plain(value: object) -> object:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
+    # torch.export's own deprecation chatter is not the user's business
+    warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
     parser = build_parser()
     args = parser.parse_args(argv)
     console = Console(stderr=False)

@@ -196,8 +196,11 @@ def emit_reduction(g: Group, target: Any = None) -> KernelSource:
     cfg["at_capture_sizes"] = _capture_config(g, an, getattr(target, "sm_count", 132))
     notes = [f"{an.npasses} pass(es) over the reduced dims; a row that fits one chunk is "
              "loaded once, longer rows are loaded again in every pass"]
+    at = cfg["at_capture_sizes"]
     return KernelSource(gen.kname, gen.wname, source, wrapper, gen.tensors + gen.scalars,
-                        gen.outs, cfg, notes)
+                        gen.outs, cfg, notes, signature=gen.signature(),
+                        constexprs=gen.build_constexprs(at),
+                        num_warps=int(at.get("num_warps", 4)))
 
 
 class _Gen:
@@ -281,6 +284,39 @@ class _Gen:
     def split(self) -> bool:
         """One-pass groups may split R over several programs (partials, then a combine)."""
         return self.an.npasses == 1
+
+    def signature(self) -> dict[str, str]:
+        """Triton types of the main kernel's runtime parameters (for cross-compilation)."""
+        from kernelcraft.codegen.common import ptr_type, scalar_type
+
+        sig: dict[str, str] = {}
+        names = {self.in_name[a]: a for a in self.tensors}
+        names.update({self.out_name[o]: o for o in self.outs})
+        scalars = {self.sc_name[a]: a for a in self.scalars}
+        for p in self._params():
+            if ":" in p:
+                continue
+            if p in names:
+                sig[p] = ptr_type(names[p])
+            elif p in scalars:
+                sig[p] = scalar_type(scalars[p])
+            elif p.startswith("wsi_"):
+                sig[p] = "*i64"
+            elif p.startswith("ws_"):
+                sig[p] = "*fp32"
+            else:
+                sig[p] = "i64"
+        return sig
+
+    def build_constexprs(self, at: dict[str, Any]) -> dict[str, Any]:
+        """A representative GPU configuration: the one picked at the captured sizes."""
+        consts: dict[str, Any] = {
+            "KDIM": 1, "RDIM": 1, "BLOCK_K": int(at.get("BLOCK_K", 1)),
+            "BLOCK_R": int(at.get("BLOCK_R", 1024)), "ONE_CHUNK": bool(at.get("one_chunk")),
+        }
+        if self.split:
+            consts.update(PARTIAL=int(at.get("split", 1)) > 1, BLOCK_S=1)
+        return consts
 
     def _params(self) -> list[str]:
         R = MAX_RANK
