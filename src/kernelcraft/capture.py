@@ -41,18 +41,24 @@ class Captured:
 
 
 # ------------------------------------------------------------ decompositions
-def _layer_norm(x, normalized_shape, weight, bias, eps):
-    dims = list(range(x.dim() - len(normalized_shape), x.dim()))
+def _normalize(x, dims, eps, weight=None, bias=None, bshape=None):
+    """(x - mean) * rsqrt(var + eps) * weight + bias over ``dims``: two reductions, fused
+    by the planner into one kernel with the pointwise ops around them."""
     mean = torch.mean(x, dims, keepdim=True)
     xc = x - mean
     var = torch.mean(xc * xc, dims, keepdim=True)
     rstd = torch.rsqrt(var + eps)
     out = xc * rstd
     if weight is not None:
-        out = out * weight
+        out = out * (weight if bshape is None else weight.reshape(bshape))
     if bias is not None:
-        out = out + bias
+        out = out + (bias if bshape is None else bias.reshape(bshape))
     return out, mean, rstd
+
+
+def _layer_norm(x, normalized_shape, weight, bias, eps):
+    dims = list(range(x.dim() - len(normalized_shape), x.dim()))
+    return _normalize(x, dims, eps, weight, bias)
 
 
 def _group_norm(x, weight, bias, n, c, hw, group, eps):
@@ -192,15 +198,7 @@ def _hardtanh(x, min_val=-1.0, max_val=1.0):
 def _batch_norm_no_stats(x, weight, bias, training, momentum, eps):
     dims = [0] + list(range(2, x.dim()))
     bshape = [1, x.shape[1]] + [1] * (x.dim() - 2)
-    mean = torch.mean(x, dims, keepdim=True)
-    xc = x - mean
-    var = torch.mean(xc * xc, dims, keepdim=True)
-    rstd = torch.rsqrt(var + eps)
-    out = xc * rstd
-    if weight is not None:
-        out = out * weight.reshape(bshape)
-    if bias is not None:
-        out = out + bias.reshape(bshape)
+    out, mean, rstd = _normalize(x, dims, eps, weight, bias, bshape)
     return out, mean.reshape(-1), rstd.reshape(-1)
 
 
