@@ -161,3 +161,18 @@ def test_eager_path_kept_where_the_kernel_loses(write, tmp_path):
     report = gen.report_path.read_text()
     assert "eager path kept" in report and "| eager |" in report
     assert gen.judge.correct, gen.judge.detail
+
+
+def test_eager_replay_of_the_captured_graph_matches_the_model(write, tmp_path):
+    """choose.py times groups on values from an op-by-op replay; it must be the program."""
+    from kernelcraft.choose import run_graph
+    from kernelcraft.generate import build
+    from kernelcraft.problem import load_problem
+
+    problem = load_problem(write("sl.py", SOFTMAX_LINEAR))
+    variant = build(problem, _opts(tmp_path))
+    model = problem.make_model(problem.init_inputs(0), 0)
+    inputs = problem.sample_inputs(3, "normal")
+    env = run_graph(variant, model, inputs, torch.device("cpu"))
+    out = next(n for n in variant.cap.graph.nodes if n.op == "output").args[0][0]
+    torch.testing.assert_close(env[out], model(*inputs))
