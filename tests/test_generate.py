@@ -176,3 +176,24 @@ def test_eager_replay_of_the_captured_graph_matches_the_model(write, tmp_path):
     env = run_graph(variant, model, inputs, torch.device("cpu"))
     out = next(n for n in variant.cap.graph.nodes if n.op == "output").args[0][0]
     torch.testing.assert_close(env[out], model(*inputs))
+
+
+def test_uncapturable_program_names_the_line(write, tmp_path, capsys):
+    src = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+
+n = 64
+def get_inputs(): return [torch.randn(n, n)]
+def get_init_inputs(): return []
+"""
+    path = write("dd.py", src)
+    with pytest.raises(InputError, match="cannot capture the program") as info:
+        generate(path, _opts(tmp_path))
+    assert f"{path}:6" in str(info.value)
+    assert "def forward" not in capsys.readouterr().err  # torch's internals stay quiet

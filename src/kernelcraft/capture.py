@@ -8,6 +8,8 @@ pointwise ops, sum/mean/amax/amin/argmax/argmin reductions, matmuls and layout o
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 import traceback
 from collections.abc import Sequence
@@ -244,7 +246,8 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         for x in inputs
     )
     try:
-        ep = export(model, tuple(inputs), dynamic_shapes=dyn)
+        with _quiet_torch():
+            ep = export(model, tuple(inputs), dynamic_shapes=dyn)
     except Exception as exc:  # noqa: BLE001 - any export failure is reported the same way
         raise InputError(f"{name}: cannot capture the program: {_where(exc)}") from exc
     try:
@@ -276,6 +279,23 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         out_spec=ep.call_spec.out_spec,
         example_inputs=list(inputs),
     )
+
+
+@contextlib.contextmanager
+def _quiet_torch():
+    """torch.export logs its internals (graphs, guard failures) at warning level; the user
+    gets kernelcraft's one-line error instead."""
+    import io
+
+    logger = logging.getLogger("torch")
+    old = logger.level
+    logger.setLevel(logging.CRITICAL)
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            yield
+    finally:
+        logger.setLevel(old)
 
 
 def _where(exc: BaseException) -> str:
