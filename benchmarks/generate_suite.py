@@ -65,6 +65,24 @@ def main() -> None:
             fh.write(json.dumps(row, default=str) + "\n")
         print(f"{f.stem}: {'ok' if row['correct'] else row['reason']} "
               f"({row.get('kernels', 0)} kernels, {row['seconds']} s)", flush=True)
+    write_summary(results)
+
+
+def write_summary(results: Path) -> Path:
+    """summary.md beside the results: per problem, then fast_p and geomeans."""
+    from kernelcraft.report import bench_markdown
+
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    for r in rows:
+        r["name"] = r["problem"]
+    env = next((r.get("env") for r in rows if r.get("env")), {}) or {}
+    header = {"name": "kernelcraft generate over the suite", "device": rows[0].get("device")
+              if rows else None, "gpu": env.get("gpu"), "torch": env.get("torch"),
+              "triton": env.get("triton"), "date": max(r["date"] for r in rows) if rows else "",
+              "command": "python benchmarks/generate_suite.py"}
+    out = results.parent / "summary.md"
+    out.write_text(bench_markdown(rows, header))
+    return out
 
 
 if __name__ == "__main__":
