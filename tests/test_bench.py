@@ -79,3 +79,13 @@ def test_fast_p_definition():
         r["timing"] = {"candidate": {"median_ms": 1.0}}
     md = bench_markdown(rows, {"name": "t"})
     assert "fast_1.5" in md and "geomean" in md
+
+
+def test_generated_layout_pairs(tmp_path):
+    probs, gen = tmp_path / "problems", tmp_path / "out"
+    probs.mkdir()
+    (gen / "softmax").mkdir(parents=True)
+    shutil.copy(EXAMPLES / "problems/softmax.py", probs / "softmax.py")
+    (gen / "softmax" / "kernel.py").write_text("class ModelNew: pass\n")
+    pairs, missing = find_pairs(probs, gen)
+    assert [p.candidate for p in pairs] == [gen / "softmax" / "kernel.py"] and not missing

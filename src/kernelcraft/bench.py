@@ -1,9 +1,10 @@
 """``kernelcraft bench``: the judge over every problem/candidate pair of a tree.
 
-Pairs are matched by relative path (``problems/level1/x.py`` with ``candidates/level1/x.py``),
-so KernelBench-style ``levelN/`` trees work as they are. Results go to a JSON-lines file one
-line per pair as soon as it is judged, which makes a run resumable: pairs whose problem,
-candidate and settings are unchanged are not judged again.
+Pairs are matched by relative path (``problems/level1/x.py`` with ``candidates/level1/x.py``,
+or ``candidates/level1/x/kernel.py`` as ``kernelcraft generate -o`` writes it), so
+KernelBench-style ``levelN/`` trees and generated modules work as they are. Results go to
+a JSON-lines file, one line per pair as soon as it is judged, which makes a run resumable:
+pairs whose problem, candidate and settings are unchanged are not judged again.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def find_pairs(root: Path, candidates: Path | None = None) -> tuple[list[Pair], 
             continue
         rel = prob.relative_to(problems_dir)
         cand = candidates / rel
+        if not cand.is_file():  # the layout `kernelcraft generate -o DIR` writes
+            cand = candidates / rel.with_suffix("") / "kernel.py"
         name = str(rel.with_suffix(""))
         if cand.is_file():
             pairs.append(Pair(name, prob, cand))
