@@ -197,3 +197,20 @@ def get_init_inputs(): return []
         generate(path, _opts(tmp_path))
     assert f"{path}:6" in str(info.value)
     assert "def forward" not in capsys.readouterr().err  # torch's internals stay quiet
+
+
+def test_sibling_reductions_share_one_pass(write):
+    src = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x.mean(dim=(1, 3)) + x.amax(dim=(1, 3))
+
+a, b, c, d = 8, 32, 24, 40
+def get_inputs(): return [torch.randn(a, b, c, d)]
+def get_init_inputs(): return []
+"""
+    plan = _plan(write, src)
+    assert [g.kind for g in plan.kernels] == ["reduction"]
+    assert plan.kernels[0].rdims == (1, 3)

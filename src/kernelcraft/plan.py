@@ -188,7 +188,11 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 g.kind, g.rdims = "reduction", rdims
                 join(g, n)
             else:
-                new("reduction", n, domain=domain, rdims=rdims)
+                sibling = _sibling_reduction(n, src, domain, rdims, groups, group_of, opts)
+                if sibling is not None:  # reads the same input: one pass over it
+                    join(sibling, n)
+                else:
+                    new("reduction", n, domain=domain, rdims=rdims)
             continue
         if is_matmul(n.target) and _matmul_ok(n):
             new("matmul", n, domain=shape_key(value.shape), anchor=n)
@@ -336,6 +340,20 @@ def _merge(into: Group, other: Group, groups: list[Group],
     for g in groups:
         if other.id in g.deps:
             g.deps.add(into.id)
+
+
+def _sibling_reduction(n: fx.Node, src: fx.Node, domain: tuple[str, ...],
+                       rdims: tuple[int, ...], groups: list[Group],
+                       group_of: dict[fx.Node, Group], opts: FusionOptions) -> Group | None:
+    """A reduction group over the same domain and dims that already reads ``src``."""
+    if not opts.fuse_reductions:
+        return None
+    for g in reversed(groups):
+        if g.kind != "reduction" or g.domain != domain or g.rdims != rdims:
+            continue
+        if any(src in m.all_input_nodes for m in g.nodes) and _acyclic(n, g, group_of, groups):
+            return g
+    return None
 
 
 def _reduced_context_ok(n: fx.Node, g: Group, shape: tuple[str, ...]) -> bool:
