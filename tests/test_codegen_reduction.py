@@ -81,7 +81,7 @@ def _generate(write, tmp_path: Path, name: str, source: str):
     [
         ("softmax_dim1_3d", SOFTMAX_DIM1_3D, 1),
         ("batchnorm_style", BATCHNORM_STYLE, 1),
-        ("argmax_amin", ARGMAX_AMIN, 3),
+        ("argmax_amin", ARGMAX_AMIN, 2),  # argmin and amin over dim 0 share a kernel
         ("mse_sum", MSE_SUM, 1),
     ],
 )
