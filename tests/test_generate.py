@@ -214,3 +214,25 @@ def get_init_inputs(): return []
     plan = _plan(write, src)
     assert [g.kind for g in plan.kernels] == ["reduction"]
     assert plan.kernels[0].rdims == (1, 3)
+
+
+def test_non_tensor_argument_baked_in_with_a_guard(write, tmp_path):
+    src = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, k):
+        return torch.relu(x) * k
+
+n = 256
+def get_inputs(): return [torch.randn(n, 64), 3]
+def get_init_inputs(): return []
+"""
+    gen = generate(write("intarg.py", src), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    from kernelcraft.problem import load_module
+
+    module = load_module(gen.module_path, "generated")
+    x = torch.randn(5, 64)
+    # another value of the baked-in argument takes the reference path, and is right
+    torch.testing.assert_close(module.ModelNew()(x, 5), torch.relu(x) * 5)

@@ -33,6 +33,8 @@ class Captured:
     user_inputs: list[str]
     #: graph output index -> buffer FQN it updates (BatchNorm running stats in training)
     mutations: dict[int, str] = field(default_factory=dict)
+    #: every user argument in order: (name, is constant, captured value of a constant)
+    user_args: list[tuple[str, bool, Any]] = field(default_factory=list)
     n_user_outputs: int = 1
     out_spec: Any = None
     example_inputs: list[Any] = field(default_factory=list)
@@ -270,8 +272,15 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
             n_user += 1
         else:
             raise InputError(f"{name}: unsupported program output kind {kind}")
+    user_args = []
+    for spec in sig.input_specs:
+        if spec.kind.name != "USER_INPUT":
+            continue
+        const = type(spec.arg).__name__ == "ConstantArgument"
+        user_args.append((spec.arg.name, const, getattr(spec.arg, "value", None)))
     return Captured(
         gm=ep.graph_module,
+        user_args=user_args,
         param_of=param_of,
         user_inputs=list(sig.user_inputs),
         mutations=mutations,

@@ -137,8 +137,13 @@ class _Emitter:
     def emit(self) -> str:
         cap = self.cap
         user = [n for n in cap.graph.nodes if n.op == "placeholder" and n.name in cap.user_inputs]
-        params = ", ".join(["self"] + [self.name(n) for n in user])
+        names = [a[0] for a in cap.user_args] or [self.name(n) for n in user]
+        params = ", ".join(["self"] + names)
         body = [f"    def {self.fname}({params}):"]
+        for name, const, value in cap.user_args:
+            if const:  # a non-tensor argument was baked in at capture
+                body.append(f"        if {name} != {value!r}:")
+                body.append(f"            return Model.forward(self, {', '.join(names)})")
         tensor_user = [n for n in user if isinstance(val(n), torch.Tensor)]
         body.append(f"        _kc_dev = {self.name(tensor_user[0])}.device" if tensor_user
                      else "        _kc_dev = torch.device('cpu')")
