@@ -46,8 +46,8 @@ def _is_sym(d: Any) -> bool:
 
 class _Emitter:
     def __init__(self, cap: Captured, plan: Plan, kernels: dict[int, KernelSource],
-                 dot_table: dict[str, str], fname: str = "forward") -> None:
-        self.cap, self.plan, self.kernels, self.dot_table = cap, plan, kernels, dot_table
+                 fname: str = "forward") -> None:
+        self.cap, self.plan, self.kernels = cap, plan, kernels
         self.fname = fname
         self.names: dict[fx.Node, str] = {}
         self.lines: list[str] = []
@@ -274,7 +274,7 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
     ]
     table = []
     for i, v in enumerate(variants):
-        em = _Emitter(v.cap, v.plan, v.kernels, dot_table, fname=f"_kc_v{i}_forward")
+        em = _Emitter(v.cap, v.plan, v.kernels, fname=f"_kc_v{i}_forward")
         forward = em.emit()
         parts.append(f"# ---- variant {i}: {v.label}")
         for k in v.kernels.values():

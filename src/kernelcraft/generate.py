@@ -18,6 +18,7 @@ from kernelcraft.capture import capture
 from kernelcraft.codegen.common import KernelSource
 from kernelcraft.errors import InputError
 from kernelcraft.export import Variant, _rename, emit_module, init_key, write_new
+from kernelcraft.measure.verify import PRECISIONS
 from kernelcraft.plan import FusionOptions, Group, Plan, build_plan
 from kernelcraft.problem import Problem, load_problem, reduced
 from kernelcraft.target import Target, resolve_many
@@ -46,10 +47,14 @@ class Generated:
     report_path: Path | None = None
     judge: Any = None
     targets: list[Target] = field(default_factory=list)
-    extern_reasons: dict[int, str] = field(default_factory=dict)
     builds: list[dict[str, Any]] = field(default_factory=list)
     variants: list[Variant] = field(default_factory=list)
     choices: list[Any] = field(default_factory=list)
+
+    @property
+    def extern_reasons(self) -> dict[int, str]:
+        """Groups running through PyTorch, with why (derived from the plan)."""
+        return {g.id: g.reason for g in self.plan.groups if g.kind == "extern"}
 
 
 def dot_precisions(targets: list[Target], precision: str) -> dict[str, str]:
@@ -116,12 +121,13 @@ def variants_for(problem: Problem, opts: GenerateOptions) -> list[Variant]:
 def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     problem = load_problem(problem_path)
     targets = resolve_many(opts.targets)
-    if opts.precision not in ("fp32", "tf32", "bf16", "fp16"):
-        raise InputError(f"unknown precision {opts.precision!r}")
+    if opts.precision not in PRECISIONS:
+        raise InputError(
+            f"unknown precision {opts.precision!r}; choose from {', '.join(PRECISIONS)}"
+        )
     variants = variants_for(problem, opts)
     main = variants[0]
     plan, kernels = main.plan, main.kernels
-    reasons = {g.id: g.reason for g in plan.groups if g.kind == "extern"}
     out = Path(opts.out_dir) / problem.name
     out.mkdir(parents=True, exist_ok=True)
     source = Path(problem_path).read_text()
@@ -134,10 +140,9 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     if opts.choose and (opts.timer is not None or _gpu_present(opts)):
         choices = choose_paths(problem, main, module_path, opts)
         if any(not c.kept for c in choices):
-            reasons = {g.id: g.reason for g in plan.groups if g.kind == "extern"}
             write_new(module_path, emit_module(source, problem.name, variants, dots, header))
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
-                    extern_reasons=reasons, variants=variants, choices=choices)
+                    variants=variants, choices=choices)
     if opts.build:
         from kernelcraft.build import cross_compile
 

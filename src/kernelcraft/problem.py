@@ -446,11 +446,6 @@ def _user_line(exc: BaseException, path: Path) -> str:
     return ""
 
 
-def numel_budget_note(problem: Problem) -> str:
-    big, total = problem.meta_numels()
-    return f"largest tensor {big:,} elements, {total * 4 / 2**20:.1f} MiB total (fp32)"
-
-
 def geomean(values: Sequence[float]) -> float:
     vals = [v for v in values if v > 0 and math.isfinite(v)]
     if not vals:

@@ -35,13 +35,6 @@ def _kc_coalesce(sizes, strides_list, rank=_KC_MAX_RANK):
     return out_sizes, out_strides, ndim
 
 
-def _kc_view_as(x, shape, rdims=None):
-    """``x`` broadcast to ``shape``; a reduced value without its reduced dims gets them back."""
-    if rdims is not None and x.dim() == len(shape) - len(rdims) and len(rdims) > 0:
-        for d in sorted(rdims):
-            x = x.unsqueeze(d)
-    return x.expand(shape)
-
 
 def _kc_dot_precision(t, table):
     """input_precision for fp32 dots on t's device: exact on the interpreter, else per arch."""
@@ -51,9 +44,6 @@ def _kc_dot_precision(t, table):
         return table.get("hip", "ieee")
     return table.get("cuda", "ieee")
 
-
-def _kc_on_cpu(t):
-    return t.device.type == "cpu"
 
 
 def _kc_prod(xs):

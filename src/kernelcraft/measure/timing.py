@@ -70,10 +70,6 @@ def time_cuda(
     return Timing(statistics.median(times), q[0], q[3], reps)
 
 
-def l2_flush_bytes() -> int:
-    return FLUSH_BYTES
-
-
 def device_info() -> dict[str, Any]:
     """GPU name, clocks, driver and library versions for a record."""
     import platform
