@@ -6,13 +6,21 @@ only); with one, at full size with timings against eager and torch.compile.
 
 Usage: python benchmarks/generate_suite.py [PROBLEMS_DIR] [--out DIR] [--targets LIST]
                                            [--device cpu|cuda] [--only NAME ...]
+                                           [--no-build] [--gpus N]
+
+``--gpus N`` runs N shards at once, one per GPU (``CUDA_VISIBLE_DEVICES``), each appending
+to its own results file; the summary merges them.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import json
+import os
+import subprocess
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -28,23 +36,33 @@ def main() -> None:
     ap.add_argument("--device", default=None)
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--results", type=Path, default=None, help="JSON lines file to append to")
+    ap.add_argument("--no-build", action="store_true", help="skip cross-compilation")
+    ap.add_argument("--gpus", type=int, default=1, help="shards run at once, one per GPU")
+    ap.add_argument("--mixed", action="store_true",
+                    help="a fixed mixed order (families interleaved) instead of by name")
+    ap.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
     args = ap.parse_args()
     files = sorted(p for p in args.problems.glob("*.py") if not p.name.startswith("_"))
     if args.only:
         files = [f for f in files if f.stem in args.only]
+    if args.mixed:  # a cut-short run still covers every family
+        files.sort(key=lambda f: hashlib.sha1(f.stem.encode()).hexdigest())
     results = args.results or args.out / "results.jsonl"
     results.parent.mkdir(parents=True, exist_ok=True)
-    done = set()
-    if results.exists():
-        done = {json.loads(line)["problem"] for line in results.read_text().splitlines()}
-    for f in files:
+    if args.gpus > 1:
+        run_shards(args.gpus, results)
+        write_summary(results)
+        return
+    index, count = (int(x) for x in args.shard.split("/"))
+    done = {r["problem"] for r in read_rows(results)}
+    for f in files[index::count]:
         if f.stem in done:
             continue
         t0 = time.time()
         row: dict = {"problem": f.stem, "date": dt.datetime.now(dt.UTC).isoformat()}
         try:
             gen = generate(f, GenerateOptions(targets=args.targets, out_dir=args.out,
-                                              device=args.device))
+                                              device=args.device, build=not args.no_build))
             j = gen.judge
             row.update(
                 correct=j.correct, reason=j.reason, detail=j.detail[:300], device=j.device,
@@ -55,24 +73,52 @@ def main() -> None:
                         for b in gen.builds if b.get("spills")},
                 speedup_eager=j.speedup_eager, speedup_compile=j.speedup_compile,
                 timing=j.timing, roofline=j.roofline, env=j.env,
+                choices=[vars(c) for c in gen.choices], phases=gen.seconds,
             )
         except Exception as exc:  # recorded, the suite goes on
             row.update(correct=False, reason="generate-error",
                        detail=f"{type(exc).__name__}: {exc}"[:300],
                        traceback=traceback.format_exc()[-2000:])
         row["seconds"] = round(time.time() - t0, 1)
-        with open(results, "a") as fh:
+        out = results if count == 1 else results.with_suffix(f".{index}.jsonl")
+        with open(out, "a") as fh:
             fh.write(json.dumps(row, default=str) + "\n")
         print(f"{f.stem}: {'ok' if row['correct'] else row['reason']} "
               f"({row.get('kernels', 0)} kernels, {row['seconds']} s)", flush=True)
-    write_summary(results)
+    if count == 1:
+        write_summary(results)
+
+
+def read_rows(results: Path) -> list[dict]:
+    """Rows of ``results`` and of its shard files (``results.<i>.jsonl``)."""
+    files = [results, *sorted(results.parent.glob(results.stem + ".*.jsonl"))]
+    return [json.loads(line) for p in files if p.exists()
+            for line in p.read_text().splitlines() if line.strip()]
+
+
+def run_shards(n: int, results: Path) -> None:
+    """This script once per GPU, each over every n-th problem; then merge the shards."""
+    argv = [a for a in sys.argv[1:] if not a.startswith("--gpus")]
+    if "--gpus" in sys.argv:
+        i = sys.argv.index("--gpus")
+        argv = sys.argv[1:i] + sys.argv[i + 2:]
+    procs = [subprocess.Popen([sys.executable, __file__, *argv, "--shard", f"{i}/{n}",
+                               "--results", str(results)],
+                              env={**os.environ, "CUDA_VISIBLE_DEVICES": str(i)})
+             for i in range(n)]
+    for p in procs:
+        p.wait()
+    rows = read_rows(results)
+    results.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows))
+    for p in results.parent.glob(results.stem + ".*.jsonl"):
+        p.unlink()
 
 
 def write_summary(results: Path) -> Path:
     """summary.md beside the results: per problem, then fast_p and geomeans."""
     from kernelcraft.report import bench_markdown
 
-    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows = read_rows(results)
     for r in rows:
         r["name"] = r["problem"]
     env = next((r.get("env") for r in rows if r.get("env")), {}) or {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ class Generated:
     builds: list[dict[str, Any]] = field(default_factory=list)
     variants: list[Variant] = field(default_factory=list)
     choices: list[Any] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
 
     @property
     def extern_reasons(self) -> dict[int, str]:
@@ -125,7 +127,9 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
         raise InputError(
             f"unknown precision {opts.precision!r}; choose from {', '.join(PRECISIONS)}"
         )
+    clock = _Clock()
     variants = variants_for(problem, opts)
+    clock.lap("capture+codegen")
     main = variants[0]
     plan, kernels = main.plan, main.kernels
     out = Path(opts.out_dir) / problem.name
@@ -141,16 +145,19 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
         choices = choose_paths(problem, main, module_path, opts)
         if any(not c.kept for c in choices):
             write_new(module_path, emit_module(source, problem.name, variants, dots, header))
+        clock.lap("choose")
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
-                    variants=variants, choices=choices)
+                    variants=variants, choices=choices, seconds=clock.laps)
     if opts.build:
         from kernelcraft.build import cross_compile
 
         specs = [dict(k.build_spec(), name=_rename(k.kernel_name, 0))
                  for k in kernels.values() if k.signature]
         gen.builds = cross_compile(module_path, specs, [t.key for t in targets])
+        clock.lap("build")
     if opts.judge:
         gen.judge = judge_generated(gen, opts)
+        clock.lap("judge")
     from kernelcraft.report import generate_report
 
     report = generate_report(gen, opts)
@@ -158,6 +165,19 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     write_new(gen.report_path, report)
     write_new(out / "report.json", json.dumps(_report_json(gen, opts), indent=2, default=str))
     return gen
+
+
+class _Clock:
+    """Wall time per phase, for the report and the suite's records."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = round(now - self._t, 2)
+        self._t = now
 
 
 def _gpu_present(opts: GenerateOptions) -> bool:
