@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelcraft.errors import InputError
+from kernelcraft.measure import gpulock
 
 #: A speedup beyond this is flagged for review rather than reported as a win.
 SUSPICIOUS_SPEEDUP = 10.0
@@ -77,7 +78,12 @@ def run_candidate_job(job: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(cand_cls, type) or not issubclass(cand_cls, torch.nn.Module):
         raise InputError(f"{job['candidate']}: no `ModelNew` nn.Module class defined")
     opts = _opts(job)
-    facts = run_candidate(problem, cand_cls, opts, _specs(job), Path(job["out_dir"]))
+    if opts.device == "cuda":
+        gpulock.hold_shared()
+    # The candidate runs under the mode's library settings, as the reference does: in
+    # strict fp32 an extern cuDNN convolution must not run in TF32 (PyTorch's default).
+    with precision_mode(opts.precision):
+        facts = run_candidate(problem, cand_cls, opts, _specs(job), Path(job["out_dir"]))
     result: dict[str, Any] = {"status": "ran", "facts": facts}
     failed = any(f.get("error") for f in facts)
     if opts.device == "cuda" and job.get("timing", True) and not failed:
@@ -98,6 +104,8 @@ def run_reference_job(job: dict[str, Any]) -> dict[str, Any]:
 
     problem = load_problem(job["ref"])
     opts = _opts(job)
+    if opts.device == "cuda":
+        gpulock.hold_shared()
     facts = job.get("facts", [])
     verdict = judge_trials(problem, opts, _specs(job), facts, Path(job["out_dir"]),
                            job.get("notes", []))
