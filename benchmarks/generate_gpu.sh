@@ -12,5 +12,5 @@ export PYTHONPATH=$PWD/src:${PYTHONPATH:-}
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt"
 python3 benchmarks/generate_suite.py benchmarks/problems --device cuda --targets sm_90 \
-    --no-build --mixed --gpus "$GPUS" --out out/suite-gpu --results "$OUT/results.jsonl" "$@" \
+    --no-build --mixed --gpus "$GPUS" --per-gpu "${PER_GPU:-3}" --out out/suite-gpu --results "$OUT/results.jsonl" "$@" \
     2>&1 | tee -a "$OUT/log.txt"

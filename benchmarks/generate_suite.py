@@ -6,10 +6,10 @@ only); with one, at full size with timings against eager and torch.compile.
 
 Usage: python benchmarks/generate_suite.py [PROBLEMS_DIR] [--out DIR] [--targets LIST]
                                            [--device cpu|cuda] [--only NAME ...]
-                                           [--no-build] [--gpus N]
+                                           [--no-build] [--gpus N] [--per-gpu K]
 
-``--gpus N`` runs N shards at once, one per GPU (``CUDA_VISIBLE_DEVICES``), each appending
-to its own results file; the summary merges them.
+``--gpus N --per-gpu K`` runs N*K shards at once, K per GPU (``CUDA_VISIBLE_DEVICES``),
+each appending to its own results file; the summary merges them.
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--results", type=Path, default=None, help="JSON lines file to append to")
     ap.add_argument("--no-build", action="store_true", help="skip cross-compilation")
-    ap.add_argument("--gpus", type=int, default=1, help="shards run at once, one per GPU")
+    ap.add_argument("--gpus", type=int, default=1, help="GPUs to spread the shards over")
+    ap.add_argument("--per-gpu", type=int, default=1,
+                    help="shards per GPU; they share it, each timing with it alone")
     ap.add_argument("--mixed", action="store_true",
                     help="a fixed mixed order (families interleaved) instead of by name")
     ap.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
@@ -49,8 +51,8 @@ def main() -> None:
         files.sort(key=lambda f: hashlib.sha1(f.stem.encode()).hexdigest())
     results = args.results or args.out / "results.jsonl"
     results.parent.mkdir(parents=True, exist_ok=True)
-    if args.gpus > 1:
-        run_shards(args.gpus, results)
+    if args.gpus * args.per_gpu > 1:
+        run_shards(args.gpus, args.per_gpu, results)
         write_summary(results)
         return
     index, count = (int(x) for x in args.shard.split("/"))
@@ -96,15 +98,27 @@ def read_rows(results: Path) -> list[dict]:
             for line in p.read_text().splitlines() if line.strip()]
 
 
-def run_shards(n: int, results: Path) -> None:
-    """This script once per GPU, each over every n-th problem; then merge the shards."""
-    argv = [a for a in sys.argv[1:] if not a.startswith("--gpus")]
-    if "--gpus" in sys.argv:
-        i = sys.argv.index("--gpus")
-        argv = sys.argv[1:i] + sys.argv[i + 2:]
+def run_shards(gpus: int, per_gpu: int, results: Path) -> None:
+    """This script once per shard, over every n-th problem; then merge the shards.
+
+    Shards on one GPU take turns to time through ``KERNELCRAFT_GPU_LOCK``; their captures,
+    compilations and correctness trials overlap.
+    """
+    argv, skip = [], False
+    for a in sys.argv[1:]:
+        if skip:
+            skip = False
+        elif a in ("--gpus", "--per-gpu"):
+            skip = True
+        elif not a.startswith(("--gpus=", "--per-gpu=")):
+            argv.append(a)
+    n = gpus * per_gpu
+    env = dict(os.environ)
+    if per_gpu > 1:
+        env["KERNELCRAFT_GPU_LOCK"] = str(results.parent / ".gpu.lock")
     procs = [subprocess.Popen([sys.executable, __file__, *argv, "--shard", f"{i}/{n}",
                                "--results", str(results)],
-                              env={**os.environ, "CUDA_VISIBLE_DEVICES": str(i)})
+                              env={**env, "CUDA_VISIBLE_DEVICES": str(i % gpus)})
              for i in range(n)]
     for p in procs:
         p.wait()

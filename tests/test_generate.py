@@ -163,6 +163,24 @@ def test_eager_path_kept_where_the_kernel_loses(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
 
 
+def test_problem_forward_kept_where_the_whole_program_loses(write, tmp_path):
+    """Groups may each beat their decomposed ops while the program loses to the model's own
+    forward (a fused library op): the module then runs the problem's forward."""
+
+    def timer(fn, sets):
+        if isinstance(fn, torch.nn.Module):
+            return 3.0 if type(fn).__name__ == "ModelNew" else 1.0
+        return 2.0 if sets == [[]] else 1.0  # every kernel beats its group's ops
+
+    gen = generate(write("pw.py", POINTWISE), _opts(tmp_path, timer=timer))
+    whole = gen.choices[-1]
+    assert whole.group < 0 and not whole.kept and all(c.kept for c in gen.choices[:-1])
+    assert not gen.kernels
+    assert "None,  # the problem's own forward" in gen.module_path.read_text()
+    assert "whole program" in gen.report_path.read_text()
+    assert gen.judge.correct, gen.judge.detail
+
+
 def test_eager_replay_of_the_captured_graph_matches_the_model(write, tmp_path):
     """choose.py times groups on values from an op-by-op replay; it must be the program."""
     from kernelcraft.choose import run_graph

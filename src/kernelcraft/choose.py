@@ -21,10 +21,13 @@ from kernelcraft.problem import Problem
 #: The kernel must beat eager by this factor to be kept (timing noise).
 KEEP_MARGIN = 1.02
 
+#: ``Choice.group`` of the whole-program comparison.
+PROGRAM = -1
+
 
 @dataclass
 class Choice:
-    group: int
+    group: int  # a group id, or PROGRAM
     kernel_ms: float
     eager_ms: float
     kept: bool
@@ -96,10 +99,38 @@ def choose(variant: Variant, problem: Problem, module: Any, device: torch.device
     return choices
 
 
+def choose_program(problem: Problem, module: Any, device: torch.device,
+                   timer: Callable[[Callable[..., Any], list[list[Any]]], float]) -> Choice:
+    """The emitted ``ModelNew`` against the problem's own ``Model``, whole.
+
+    Per-group times compare a kernel with the group's decomposed ops; eager PyTorch may run
+    the original op (``F.mish``, a cuDNN call) faster than those ops, so the program is also
+    compared as a whole. The generated program must not lose beyond noise.
+    """
+    init = problem.init_inputs(0)
+    ref = problem.make_model(init, 0).to(device)
+    new = module.ModelNew(*init).to(device)
+    new.load_state_dict(ref.state_dict())
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x
+              for x in problem.sample_inputs(0, device=device)]
+    with torch.no_grad():
+        new_ms = timer(new, [inputs])
+        eager_ms = timer(ref, [inputs])
+    return Choice(PROGRAM, new_ms, eager_ms, kept=new_ms <= eager_ms * KEEP_MARGIN)
+
+
 def apply(variant: Variant, choices: list[Choice]) -> None:
     """Groups whose kernel lost become extern, with both times as the reason."""
     for c in choices:
         if c.kept:
+            continue
+        if c.group == PROGRAM:
+            variant.reference = (f"the problem's own forward kept: generated program "
+                                 f"{c.kernel_ms:.4f} ms vs PyTorch {c.eager_ms:.4f} ms")
+            for g in variant.plan.groups:
+                if g.id in variant.kernels:
+                    g.reason, g.kind = variant.reference, "extern"
+            variant.kernels.clear()
             continue
         g = next(g for g in variant.plan.groups if g.id == c.group)
         g.reason = (f"eager path kept: generated kernel {c.kernel_ms:.4f} ms vs PyTorch "

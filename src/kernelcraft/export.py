@@ -235,6 +235,7 @@ class Variant:
     plan: Plan
     kernels: dict[int, KernelSource]
     label: str = ""
+    reference: str | None = None  # why the problem's own forward serves these arguments
 
 
 def init_key(args: Any) -> str:
@@ -274,6 +275,10 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
     ]
     table = []
     for i, v in enumerate(variants):
+        if v.reference:
+            parts.append(f"# ---- variant {i}: {v.label}: {v.reference}")
+            table.append(f"    {v.key!r}: None,  # the problem's own forward")
+            continue
         em = _Emitter(v.cap, v.plan, v.kernels, fname=f"_kc_v{i}_forward")
         forward = em.emit()
         parts.append(f"# ---- variant {i}: {v.label}")

@@ -19,6 +19,7 @@ from kernelcraft.capture import capture
 from kernelcraft.codegen.common import KernelSource
 from kernelcraft.errors import InputError
 from kernelcraft.export import Variant, _rename, emit_module, init_key, write_new
+from kernelcraft.measure import gpulock
 from kernelcraft.measure.verify import PRECISIONS
 from kernelcraft.plan import FusionOptions, Group, Plan, build_plan
 from kernelcraft.problem import Problem, load_problem, reduced
@@ -145,6 +146,12 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
         choices = choose_paths(problem, main, module_path, opts)
         if any(not c.kept for c in choices):
             write_new(module_path, emit_module(source, problem.name, variants, dots, header))
+        if main.kernels:
+            whole = choose_paths(problem, main, module_path, opts, program=True)
+            choices += whole
+            if not whole[0].kept:
+                write_new(module_path, emit_module(source, problem.name, variants, dots,
+                                                   header))
         clock.lap("choose")
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
                     variants=variants, choices=choices, seconds=clock.laps)
@@ -185,9 +192,10 @@ def _gpu_present(opts: GenerateOptions) -> bool:
 
 
 def choose_paths(problem: Problem, main: Variant, module_path: Path,
-                 opts: GenerateOptions) -> list[Any]:
-    """Per group, the generated kernel or the eager path, whichever measures faster."""
-    from kernelcraft.choose import apply, choose
+                 opts: GenerateOptions, program: bool = False) -> list[Any]:
+    """Per group (or, with ``program``, for the whole forward), the generated kernels or
+    the eager path, whichever measures faster."""
+    from kernelcraft.choose import apply, choose, choose_program
     from kernelcraft.problem import load_module
 
     timer = opts.timer
@@ -199,7 +207,11 @@ def choose_paths(problem: Problem, main: Variant, module_path: Path,
 
     device = torch.device("cuda") if _gpu_present(opts) else torch.device("cpu")
     module = load_module(module_path, "generated")
-    choices = choose(main, problem, module, device, timer)
+    with gpulock.shared():
+        if program:
+            choices = [choose_program(problem, module, device, timer)]
+        else:
+            choices = choose(main, problem, module, device, timer)
     apply(main, choices)
     return choices
 

@@ -150,7 +150,8 @@ def generate_report(gen: Any, opts: Any) -> str:
         lines.append("| group | kernel ms | eager ms | kept |")
         lines.append("|---|---|---|---|")
         for c in gen.choices:
-            lines.append(f"| {c.group} | {_ms(c.kernel_ms)} | {_ms(c.eager_ms)} | "
+            label = "whole program" if c.group < 0 else c.group
+            lines.append(f"| {label} | {_ms(c.kernel_ms)} | {_ms(c.eager_ms)} | "
                          f"{'kernel' if c.kept else 'eager'} |")
     lines.append("")
     res = gen.judge

@@ -36,6 +36,13 @@ def _kc_coalesce(sizes, strides_list, rank=_KC_MAX_RANK):
 
 
 
+def _kc_interpreting():
+    """Whether Triton runs kernels through its CPU interpreter (TRITON_INTERPRET=1)."""
+    import os
+
+    return os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "on", "yes")
+
+
 def _kc_dot_precision(t, table):
     """input_precision for fp32 dots on t's device: exact on the interpreter, else per arch."""
     if t.device.type == "cpu":

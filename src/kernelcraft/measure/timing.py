@@ -14,6 +14,8 @@ from typing import Any
 
 import torch
 
+from kernelcraft.measure import gpulock
+
 #: Bytes written between repetitions to evict the L2 (H200: 60 MB; MI300X: 256 MB).
 FLUSH_BYTES = 512 << 20
 
@@ -45,29 +47,31 @@ def time_cuda(
     cache = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device=device) if flush else None
     # Warm-up: compilation, autotuning and allocator growth stay out of the numbers.
     # The estimate of one call's time leaves out the first calls (compilation).
-    torch.cuda.synchronize()
-    for i in range(2):
-        fn(*input_sets[i % len(input_sets)])
+    with gpulock.shared():  # no warm-up while another process times
         torch.cuda.synchronize()
-    start, k = time.perf_counter(), 0
-    while k < 3 or (time.perf_counter() - start) * 1e3 < warmup_ms:
-        fn(*input_sets[(2 + k) % len(input_sets)])
-        torch.cuda.synchronize()
-        k += 1
-        if k >= 1000:
-            break
-    est = max((time.perf_counter() - start) * 1e3 / k, 1e-3)
-    reps = int(min(max_reps, max(min_reps, budget_ms / est)))
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    for i in range(reps):
-        if cache is not None:
-            cache.zero_()
-        inputs = input_sets[i % len(input_sets)]
-        starts[i].record()
-        fn(*inputs)
-        ends[i].record()
-    torch.cuda.synchronize()
+        for i in range(2):
+            fn(*input_sets[i % len(input_sets)])
+            torch.cuda.synchronize()
+        with gpulock.exclusive():  # no other process's kernels during the measurement
+            start, k = time.perf_counter(), 0
+            while k < 3 or (time.perf_counter() - start) * 1e3 < warmup_ms:
+                fn(*input_sets[(2 + k) % len(input_sets)])
+                torch.cuda.synchronize()
+                k += 1
+                if k >= 1000:
+                    break
+            est = max((time.perf_counter() - start) * 1e3 / k, 1e-3)
+            reps = int(min(max_reps, max(min_reps, budget_ms / est)))
+            starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+            ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+            for i in range(reps):
+                if cache is not None:
+                    cache.zero_()
+                inputs = input_sets[i % len(input_sets)]
+                starts[i].record()
+                fn(*inputs)
+                ends[i].record()
+            torch.cuda.synchronize()
     times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends, strict=True))
     q = statistics.quantiles(times, n=5) if len(times) >= 5 else [times[0]] * 4
     return Timing(statistics.median(times), q[0], q[3], reps)
