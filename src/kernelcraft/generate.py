@@ -146,7 +146,9 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
         choices = choose_paths(problem, main, module_path, opts)
         if any(not c.kept for c in choices):
             write_new(module_path, emit_module(source, problem.name, variants, dots, header))
-        if main.kernels:
+        if any(g.kind != "glue" for g in main.plan.groups):
+            # also when every group fell back: its decomposed ops may lose to the
+            # problem's own forward (a fused library softmax, cuDNN batch norm)
             whole = choose_paths(problem, main, module_path, opts, program=True)
             choices += whole
             if not whole[0].kept:
