@@ -128,6 +128,16 @@ def run_shards(gpus: int, per_gpu: int, results: Path) -> None:
         p.unlink()
 
 
+def path_of(row: dict) -> str:
+    """What the emitted module runs: generated kernels, or the problem's own forward."""
+    if any(c["group"] < 0 and not c["kept"] for c in row.get("choices") or []):
+        return "problem's forward (faster)"
+    n = row.get("kernels", 0)
+    ext = len(row.get("externs") or [])
+    text = f"{n} kernel{'s' if n != 1 else ''}"
+    return text + (f" + {ext} extern" if ext else "")
+
+
 def write_summary(results: Path) -> Path:
     """summary.md beside the results: per problem, then fast_p and geomeans."""
     from kernelcraft.report import bench_markdown
@@ -136,12 +146,15 @@ def write_summary(results: Path) -> Path:
     for r in rows:
         r["name"] = r["problem"]
     env = next((r.get("env") for r in rows if r.get("env")), {}) or {}
+    on_gpu = bool(rows) and rows[0].get("device") == "cuda"
+    command = ("bash benchmarks/generate_gpu.sh" if on_gpu
+               else "python benchmarks/generate_suite.py --device cpu")
     header = {"name": "kernelcraft generate over the suite", "device": rows[0].get("device")
               if rows else None, "gpu": env.get("gpu"), "torch": env.get("torch"),
               "triton": env.get("triton"), "date": max(r["date"] for r in rows) if rows else "",
-              "command": "python benchmarks/generate_suite.py"}
+              "command": command}
     out = results.parent / "summary.md"
-    out.write_text(bench_markdown(rows, header))
+    out.write_text(bench_markdown(rows, header, {"path": path_of}))
     return out
 
 

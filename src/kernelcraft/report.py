@@ -73,8 +73,13 @@ def fast_p(rows: Sequence[dict[str, Any]], key: str, p: float) -> float:
     return hits / len(rows)
 
 
-def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any]) -> str:
-    """The markdown summary of a bench run: per-problem table, then fast_p and geomeans."""
+def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any],
+                   extra: dict[str, Any] | None = None) -> str:
+    """The markdown summary of a bench run: per-problem table, then fast_p and geomeans.
+
+    ``extra`` maps further column names to functions of a row.
+    """
+    extra = extra or {}
     timed = any(r.get("timing") for r in rows)
     lines = [f"# kernelcraft bench: {header.get('name', '')}", ""]
     for key in ("date", "device", "gpu", "precision", "torch", "triton", "command"):
@@ -86,6 +91,7 @@ def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any]) -> st
     cols = ["problem", "correct", "reason"]
     if timed:
         cols += ["ms", "eager ms", "compile ms", "vs eager", "vs compile", "roofline %"]
+    cols += list(extra)
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "---|" * len(cols))
     for r in sorted(rows, key=lambda r: r["name"]):
@@ -101,6 +107,7 @@ def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any]) -> st
                 _x(r.get("speedup_compile")),
                 "-" if pct is None else f"{pct:.0f}",
             ]
+        cells += [fn(r) for fn in extra.values()]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     lines.append("")
     lines.append("| metric | vs eager | vs torch.compile |")
