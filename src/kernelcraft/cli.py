@@ -79,6 +79,25 @@ def build_parser() -> argparse.ArgumentParser:
     tg = sub.add_parser("targets", help="list the targets kernelcraft knows")
     tg.add_argument("--json", action="store_true")
     tg.add_argument("names", nargs="*", help="targets to show (arch or product names)")
+
+    db = sub.add_parser("db", help="inspect, export and import the tuning database")
+    dbs = db.add_subparsers(dest="db_cmd", required=True)
+    db_help = "database file (default: $KERNELCRAFT_DB, else tuning.db in the cache directory)"
+    dls = dbs.add_parser("ls", help="list workloads with their record counts and best latency")
+    dls.add_argument("--db", type=Path, default=None, help=db_help)
+    dsh = dbs.add_parser("show", help="one workload and its records, fastest first")
+    dsh.add_argument("key", metavar="KEY_PREFIX", help="workload key or a unique prefix of it")
+    dsh.add_argument("--db", type=Path, default=None, help=db_help)
+    dsh.add_argument("--limit", type=int, default=20, metavar="N",
+                     help="records to show (default 20; 0 shows all)")
+    dex = dbs.add_parser("export", help="write records as JSON lines")
+    dex.add_argument("out", type=Path, metavar="OUT.jsonl")
+    dex.add_argument("--db", type=Path, default=None, help=db_help)
+    dex.add_argument("--workload", default=None, metavar="KEY",
+                     help="only this workload (key or unique prefix)")
+    dim = dbs.add_parser("import", help="add the records of an exported JSON lines file")
+    dim.add_argument("src", type=Path, metavar="IN.jsonl")
+    dim.add_argument("--db", type=Path, default=None, help=db_help)
     return parser
 
 
@@ -191,6 +210,89 @@ def cmd_targets(args: argparse.Namespace, console: Console) -> int:
     return EXIT_OK
 
 
+def cmd_db(args: argparse.Namespace, console: Console) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from kernelcraft.db import Database, default_path
+
+    path = args.db if args.db is not None else default_path()
+    if args.db_cmd == "import":
+        if not args.src.is_file():
+            raise InputError(f"{args.src}: file not found")
+        with Database(path) as db:
+            before = db.count()
+            added = db.import_jsonl(args.src)
+            console.print(f"imported {added} records from {args.src} into {path} "
+                          f"({before + added} records now)", markup=False, highlight=False)
+        return EXIT_OK
+    if not path.is_file():  # read commands never create an empty database
+        raise InputError(f"no tuning database at {path} (pass --db or set KERNELCRAFT_DB)")
+
+    def resolve(db: Database, prefix: str) -> dict:
+        found = db.find(prefix)
+        if not found:
+            raise InputError(f"no workload matches {prefix!r} in {path}")
+        exact = [w for w in found if w["key"] == prefix]
+        if len(found) > 1 and not exact:
+            keys = ", ".join(w["key"] for w in found[:4]) + (", ..." if len(found) > 4 else "")
+            raise InputError(f"workload prefix {prefix!r} is ambiguous: {len(found)} match "
+                             f"({keys})")
+        return (exact or found)[0]
+
+    def ms(value: float | None) -> str:
+        return "-" if value is None else f"{value:.4f}"
+
+    with Database(path) as db:
+        if args.db_cmd == "ls":
+            table = Table(title=f"tuning database {path}")
+            for col in ("workload", "family", "target", "precision"):
+                table.add_column(col, no_wrap=True)
+            for col in ("records", "ok", "best ms"):
+                table.add_column(col, justify="right")
+            rows = db.workloads()
+            for w in rows:
+                table.add_row(*(Text(str(w[c])) for c in ("key", "family", "target",
+                                                           "precision")),
+                              str(w["records"]), str(w["ok"]), ms(w["best_ms"]))
+            console.print(table)
+            console.print(f"{len(rows)} workloads, {db.count()} records",
+                          markup=False, highlight=False)
+        elif args.db_cmd == "show":
+            w = resolve(db, args.key)
+            for label, value in (("workload", w["key"]), ("strict key", w["strict_key"]),
+                                 ("family", w["family"]), ("target", w["target"]),
+                                 ("precision", w["precision"]),
+                                 ("signature", json.dumps(w["signature"], sort_keys=True)),
+                                 ("records", f"{w['records']} ({w['ok']} ok measured, "
+                                             f"{w['ranked']} ranked)"),
+                                 ("best ms", ms(w["best_ms"]))):
+                console.print(f"{label:>10}: {value}", markup=False, highlight=False,
+                              soft_wrap=True)
+            recs = sorted(db.records(w["key"]),
+                          key=lambda r: (r.status != "ok", r.source != "measured",
+                                         r.latency_ms is None, r.latency_ms or 0.0, r.id))
+            shown = recs if args.limit <= 0 else recs[:args.limit]
+            table = Table()
+            for col in ("id", "status", "source", "latency ms"):
+                table.add_column(col, justify="right" if col in ("id", "latency ms") else "left",
+                                 no_wrap=True)
+            table.add_column("config", overflow="fold")
+            table.add_column("error", overflow="fold")
+            for r in shown:
+                table.add_row(str(r.id), Text(r.status), Text(r.source), ms(r.latency_ms),
+                              Text(r.config), Text(r.error.strip().splitlines()[0][:120]
+                                                   if r.error.strip() else ""))
+            console.print(table)
+            if len(shown) < len(recs):
+                console.print(f"showing {len(shown)} of {len(recs)} records (--limit 0 for all)")
+        else:  # export
+            key = resolve(db, args.workload)["key"] if args.workload is not None else None
+            n = db.export_jsonl(args.out, workload=key)
+            console.print(f"exported {n} records to {args.out}", markup=False, highlight=False)
+    return EXIT_OK
+
+
 def _plain(value: object) -> object:
     """Mappings and tuples of the frozen target table as JSON-friendly values."""
     if hasattr(value, "items"):
@@ -213,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     err = Console(stderr=True)
     try:
         handler = {"eval": cmd_eval, "bench": cmd_bench, "targets": cmd_targets,
-                   "generate": cmd_generate}[args.cmd]
+                   "generate": cmd_generate, "db": cmd_db}[args.cmd]
         return handler(args, console)
     except InputError as exc:
         if args.debug:

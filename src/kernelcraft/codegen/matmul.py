@@ -331,6 +331,10 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         "        sms = props.multi_processor_count",
         "        smem = getattr(props, 'shared_memory_per_block_optin', 0) or 49152",
         f"    BM, BN, BK, GM, nw, ns = {cname}(M, N, K, {A}.element_size(), backend, sms, smem)",
+        f"    t = _kc_tuned('{wname}', dev, dom + (K,))",
+        "    if t is not None:",
+        "        BM, BN, BK, GM = t['BM'], t['BN'], t['BK'], t['GROUP_M']",
+        "        nw, ns = t['num_warps'], t['num_stages']",
     ]
     launch_kw = "BM=BM, BN=BN, BK=BK, GROUP_M=GM, "
     if fp32:

@@ -7,8 +7,10 @@ copy. Knobs: BLOCK, num_warps.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.common import (
@@ -27,8 +29,14 @@ from kernelcraft.plan import Group, is_tensor_node, val
 
 
 def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSource:
-    cfg = {"BLOCK": 1024, "num_warps": 4, "BLOCK_CPU": 4096}
+    cfg: dict[str, Any] = {"BLOCK": 1024, "num_warps": 4, "BLOCK_CPU": 4096}
     cfg.update(config or {})
+    try:  # the size the tuner tunes at (the capture's; symbolic dims by their hints)
+        shape = val(g.outputs[0]).shape
+        cfg["at"] = {"numel": math.prod(int(d.node.hint) if isinstance(d, torch.SymInt)
+                                        else int(d) for d in shape)}
+    except (TypeError, ValueError, AttributeError):
+        pass
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
     R = MAX_RANK
     tensors = [a for a in g.inputs if is_tensor_node(a)]
@@ -83,10 +91,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append(f"    sizes, strides, ndim = _kc_coalesce(list({domain_arg}), "
              "[list(v.stride()) for v in views])")
     w.append(f"    block = {cfg['BLOCK_CPU']} if dev.type == 'cpu' else {cfg['BLOCK']}")
+    w.append(f"    warps = {cfg['num_warps']}")
+    w.append(f"    t = _kc_tuned('{wname}', dev, (numel,))")
+    w.append("    if t is not None:")
+    w.append("        block, warps = t['BLOCK'], t['num_warps']")
     w.append("    grid = (triton.cdiv(numel, block),)")
     args = in_names + out_names + sc_names + ["numel", "*sizes"]
     w.append(f"    {kname}[grid]({', '.join(args)}, *[s for st in strides for s in st], "
-             f"NDIM=ndim, BLOCK=block, num_warps={cfg['num_warps']})")
+             "NDIM=ndim, BLOCK=block, num_warps=warps)")
     w.append(f"    return ({', '.join(out_names)},)")
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(o) for nm, o in zip(out_names, outs, strict=True)})

@@ -511,6 +511,9 @@ class _Gen:
                  "rviews)")
         w.append("    bk, br, warps = _kc_row_config(K, R, kst, kdim, rst, rdim, "
                  f"dev.type == 'cpu', {_policy()!r})")
+        w.append(f"    t = _kc_tuned('{self.wname}', dev, (K, R))")
+        w.append("    if t is not None:")
+        w.append("        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']")
         kargs = [in_name[a] for a in self.tensors] + [out_name[o] for o in self.outs]
         if self.split:
             kargs += ["*ws"]
@@ -523,6 +526,8 @@ class _Gen:
         else:
             # R split over several programs when the rows alone leave the GPU idle
             w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {_policy()!r})")
+            w.append("    if t is not None:")
+            w.append("        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])")
             ws = []
             for r in self.an.reds:
                 ws.append("torch.empty((K, split), device=dev, dtype=torch.float32)")

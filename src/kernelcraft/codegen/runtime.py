@@ -43,6 +43,42 @@ def _kc_interpreting():
     return os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "on", "yes")
 
 
+#: Tuned launch configs: (wrapper, arch, sizes) -> knobs. The emitted module fills it per
+#: architecture (a dispatch table); sizes or GPUs not listed use the wrappers' heuristics.
+_KC_TUNED = {}
+_KC_ARCH = {}
+_KC_WARNED = set()
+
+
+def _kc_arch(dev):
+    """The architecture name of ``dev`` as kernelcraft's targets spell it (sm_90, gfx942)."""
+    if dev.type != "cuda":
+        return dev.type
+    if dev not in _KC_ARCH:
+        props = torch.cuda.get_device_properties(dev)
+        if getattr(torch.version, "hip", None):
+            _KC_ARCH[dev] = props.gcnArchName.split(":")[0]
+        else:
+            _KC_ARCH[dev] = f"sm_{props.major}{props.minor}"
+    return _KC_ARCH[dev]
+
+
+def _kc_tuned(name, dev, key):
+    """The tuned knobs of wrapper ``name`` at these sizes on this GPU, or None."""
+    if not _KC_TUNED or dev.type != "cuda":
+        return None
+    arch = _kc_arch(dev)
+    cfg = _KC_TUNED.get((name, arch, tuple(key)))
+    if cfg is None and arch not in _KC_WARNED and not any(k[1] == arch for k in _KC_TUNED):
+        import warnings
+
+        _KC_WARNED.add(arch)
+        tuned = sorted({k[1] for k in _KC_TUNED})
+        warnings.warn(f"kernelcraft: no tuned configs for {arch} (tuned for "
+                      f"{', '.join(tuned)}); using the default heuristics", stacklevel=2)
+    return cfg
+
+
 def _kc_dot_precision(t, table):
     """input_precision for fp32 dots on t's device: exact on the interpreter, else per arch."""
     if t.device.type == "cpu":
@@ -207,6 +243,14 @@ def _kc_row_split(K, R, bk, br, dev, policy):
     chunks = -(-R // br)
     split = max(1, min(chunks, -(-want // rows), policy["MAX_SPLIT"]))
     rchunk = -(-chunks // split) * br
+    return -(-R // rchunk), rchunk
+
+
+def _kc_row_split_n(R, br, n):
+    """(split, rchunk) for a requested number of programs per row (tuned)."""
+    chunks = -(-R // br)
+    n = max(1, min(n, chunks))
+    rchunk = -(-chunks // n) * br
     return -(-R // rchunk), rchunk
 
 

@@ -1,0 +1,1 @@
+"""Search over config spaces: strategies and the learned cost model."""
