@@ -115,25 +115,46 @@ def _run(module_path: str, specs: list[dict[str, Any]], targets: list[str]) -> l
 
 
 def cross_compile(module_path: Path, specs: list[dict[str, Any]], targets: list[str],
-                  timeout_s: float = 600.0) -> list[dict[str, Any]]:
-    """Compile every kernel of a generated module for every target, in a subprocess."""
+                  timeout_s: float = 600.0, jobs: int = 1) -> list[dict[str, Any]]:
+    """Compile every kernel of a generated module for every target, in ``jobs`` parallel
+    subprocesses; results in (target, spec) order."""
     if not specs:
         return []
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env.setdefault("TRITON_CACHE_DIR", str(cache_dir() / "triton"))
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    work = [(t, specs[i::max(1, jobs)]) for t in targets for i in range(max(1, jobs))]
+    work = [(t, part) for t, part in work if part]
     with tempfile.TemporaryDirectory(prefix="kernelcraft-build-") as tmp:
-        job = Path(tmp) / "job.json"
-        result = Path(tmp) / "result.json"
-        job.write_text(json.dumps({"module": str(module_path), "specs": specs,
-                                   "targets": targets, "result": str(result)}))
-        proc = subprocess.run([sys.executable, "-m", "kernelcraft.build", str(job)],
-                              env=env, capture_output=True, text=True, timeout=timeout_s)
-        if not result.exists():
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-            return [{"kernel": s["name"], "target": t, "ok": False, "note": tail[0][:200]}
-                    for t in targets for s in specs]
-        return json.loads(result.read_text())
+        procs = []
+        for n, (t, part) in enumerate(work):
+            job = Path(tmp) / f"job{n}.json"
+            result = Path(tmp) / f"result{n}.json"
+            job.write_text(json.dumps({"module": str(module_path), "specs": part,
+                                       "targets": [t], "result": str(result)}))
+            procs.append((subprocess.Popen(
+                [sys.executable, "-m", "kernelcraft.build", str(job)], env=env,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), result, t, part))
+        done: dict[tuple[str, str], dict[str, Any]] = {}
+        for proc, result, t, part in procs:
+            try:
+                _, err = proc.communicate(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                err = "build timed out"
+            if result.exists():
+                rows = json.loads(result.read_text())
+            else:
+                tail = (err or "").strip().splitlines()[-1:] or ["no output"]
+                rows = [{"kernel": s["name"], "target": t, "ok": False, "note": tail[0][:200]}
+                        for s in part]
+            for s, row in zip(part, rows, strict=True):
+                done[(t, _spec_id(s))] = row
+    return [done[(t, _spec_id(s))] for t in targets for s in specs]
+
+
+def _spec_id(spec: dict[str, Any]) -> str:
+    return json.dumps(spec, sort_keys=True, default=str)
 
 
 def main() -> int:

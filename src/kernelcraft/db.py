@@ -323,6 +323,21 @@ class Database:
             raise ValueError(str(exc)) from None
         return ids
 
+    def update_record(self, record_id: int, status: str, latency_ms: float | None = None,
+                      error: str = "", features: Mapping[str, Any] | None = None) -> None:
+        """Settle a record written before its config ran (an in-flight marker: a tuner
+        killed while the config runs leaves it as a ``timeout``, never retried or chosen)."""
+        row = self._conn.execute("SELECT workload, config, source, versions FROM records "
+                                 "WHERE id = ?", (record_id,)).fetchone()
+        if row is None:
+            raise ValueError(f"no record {record_id}")
+        vals = _record_values(row[0], row[1], status, latency_ms, error, features,
+                              json.loads(row[3] or "{}"), row[2])
+        with self._write() as conn:
+            conn.execute("UPDATE records SET status = ?, latency_ms = ?, error = ?, "
+                         "features = ? WHERE id = ?",
+                         (vals[2], vals[3], vals[4], vals[5], record_id))
+
     def records(self, workload: str, status: str | None = None,
                 source: str | None = None) -> list[Record]:
         """A workload's records in insertion order, optionally of one status and source."""

@@ -236,6 +236,8 @@ class Variant:
     kernels: dict[int, KernelSource]
     label: str = ""
     reference: str | None = None  # why the problem's own forward serves these arguments
+    #: tuned launch configs: (wrapper name, arch, sizes key) -> knobs (a dispatch table)
+    tuned: dict[tuple[str, str, tuple[int, ...]], dict[str, Any]] = field(default_factory=dict)
 
 
 def init_key(args: Any) -> str:
@@ -286,6 +288,12 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
             parts += ["", _rename(k.source, i), "", "", _rename(k.wrapper, i), ""]
         body = [line[4:] if line.startswith("    ") else line for line in forward.splitlines()]
         parts += ["", _rename("\n".join(body), i), ""]
+        live = {k.wrapper_name for k in v.kernels.values()}
+        entries = [f"    {(_rename(w, i), arch, key)!r}: {cfg!r},"
+                   for (w, arch, key), cfg in sorted(v.tuned.items(), key=repr) if w in live]
+        if entries:
+            parts += ["# tuned launch configs per architecture (other GPUs and sizes: the "
+                      "wrappers' heuristics)", "_KC_TUNED.update({", *entries, "})", ""]
         table.append(f"    {v.key!r}: _kc_v{i}_forward,")
     parts += [
         "",

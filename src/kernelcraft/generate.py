@@ -24,6 +24,7 @@ from kernelcraft.measure.verify import PRECISIONS
 from kernelcraft.plan import FusionOptions, Group, Plan, build_plan
 from kernelcraft.problem import Problem, load_problem, reduced
 from kernelcraft.target import Target, resolve_many
+from kernelcraft.tune import GroupTuning, TuneOptions
 
 
 @dataclass
@@ -38,6 +39,9 @@ class GenerateOptions:
     timer: Any = None  # (fn, input_sets) -> ms; default CUDA events on the GPU
     timeout_s: float = 900.0
     fusion: FusionOptions = field(default_factory=FusionOptions)
+    #: tuning (on a GPU, or with ``tune.timer``); None: heuristics, plus database hits
+    tune: TuneOptions | None = field(default_factory=TuneOptions)
+    db_path: Path | None = None  # tuning database (default: KERNELCRAFT_DB or the cache)
 
 
 @dataclass
@@ -53,6 +57,8 @@ class Generated:
     variants: list[Variant] = field(default_factory=list)
     choices: list[Any] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
+    tunings: list[GroupTuning] = field(default_factory=list)
+    tuned_from_db: dict[str, int] = field(default_factory=dict)  # arch -> groups
 
     @property
     def extern_reasons(self) -> dict[int, str]:
@@ -141,6 +147,10 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     text = emit_module(source, problem.name, variants, dots, header)
     module_path = out / "kernel.py"
     write_new(module_path, text)
+    tunings, from_db = tune_paths(problem, variants, module_path, targets, opts)
+    if any(v.tuned for v in variants):
+        write_new(module_path, emit_module(source, problem.name, variants, dots, header))
+    clock.lap("tune")
     choices = []
     if opts.choose and (opts.timer is not None or _gpu_present(opts)):
         choices = choose_paths(problem, main, module_path, opts)
@@ -156,7 +166,8 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
                                                    header))
         clock.lap("choose")
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
-                    variants=variants, choices=choices, seconds=clock.laps)
+                    variants=variants, choices=choices, seconds=clock.laps, tunings=tunings,
+                    tuned_from_db=from_db)
     if opts.build:
         from kernelcraft.build import cross_compile
 
@@ -167,8 +178,9 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     if opts.judge:
         gen.judge = judge_generated(gen, opts)
         clock.lap("judge")
-    from kernelcraft.report import generate_report
+    from kernelcraft.report import convergence_plot, generate_report
 
+    convergence_plot(gen, out / "tuning.png")
     report = generate_report(gen, opts)
     gen.report_path = out / "report.md"
     write_new(gen.report_path, report)
@@ -191,6 +203,46 @@ class _Clock:
 
 def _gpu_present(opts: GenerateOptions) -> bool:
     return opts.device != "cpu" and torch.cuda.is_available()
+
+
+def tune_paths(problem: Problem, variants: list[Variant], module_path: Path,
+               targets: list[Target], opts: GenerateOptions
+               ) -> tuple[list[GroupTuning], dict[str, int]]:
+    """Tune the full-size variant on the GPU present (or with a test timer, on the CPU);
+    for every other target, take what the database measured before."""
+    from kernelcraft.measure.verify import precision_mode
+    from kernelcraft.problem import load_module
+    from kernelcraft.target import detect
+    from kernelcraft.tune import tune_variant, tuned_from_database
+
+    main = variants[0]
+    tunings: list[GroupTuning] = []
+    t = opts.tune
+    db_path = opts.db_path or (t.db_path if t else None)
+    measured_arch = None
+    if t is not None and main.kernels and (t.timer is not None or _gpu_present(opts)):
+        gpu = _gpu_present(opts)
+        device = torch.device("cuda") if gpu else torch.device("cpu")
+        target = (detect() if gpu else None) or targets[0]
+        measured_arch = target.arch
+        module = load_module(module_path, "tuned")
+        t_opts = t if t.db_path or not db_path else _with_db(t, db_path)
+        with gpulock.shared(), precision_mode(opts.precision):
+            tunings = tune_variant(problem, main, module, target, device, opts.precision,
+                                   t_opts)
+    from_db: dict[str, int] = {}
+    for tgt in targets:
+        if tgt.arch != measured_arch and main.kernels:
+            n = tuned_from_database(main, tgt, opts.precision, db_path)
+            if n:
+                from_db[tgt.arch] = n
+    return tunings, from_db
+
+
+def _with_db(t: TuneOptions, db_path: Path) -> TuneOptions:
+    from dataclasses import replace
+
+    return replace(t, db_path=db_path)
 
 
 def choose_paths(problem: Problem, main: Variant, module_path: Path,
@@ -252,6 +304,8 @@ def _report_json(gen: Generated, opts: GenerateOptions) -> dict[str, Any]:
              "config": gen.kernels[g.id].config if g.id in gen.kernels else None}
             for g in gen.plan.groups if g.kind != "glue"
         ],
+        "tuning": [vars(t) for t in gen.tunings],
+        "tuned_from_database": gen.tuned_from_db,
         "judge": gen.judge.to_json() if gen.judge is not None else None,
         "builds": gen.builds,
     }

@@ -150,6 +150,7 @@ def generate_report(gen: Any, opts: Any) -> str:
                            if not isinstance(b, dict)) if k else g.reason
         kind = g.kind if k or g.kind == "extern" else f"{g.kind} (extern)"
         lines.append(f"| {g.id} | {kind} | {g.describe()} | {detail} |")
+    lines += tuning_lines(gen)
     if getattr(gen, "choices", None):
         lines.append("")
         lines.append("## Generated kernel or eager path (measured per group)")
@@ -192,3 +193,61 @@ def generate_report(gen: Any, opts: Any) -> str:
                          f"{b.get('registers', '-')} | {b.get('spills', '-')} | "
                          f"{b.get('shared', '-')} | {b.get('note', '')} |")
     return "\n".join(lines) + "\n"
+
+
+def tuning_lines(gen: Any) -> list[str]:
+    """The tuning section: per group where its config came from and what it gained."""
+    tunings = getattr(gen, "tunings", None) or []
+    from_db = getattr(gen, "tuned_from_db", None) or {}
+    if not tunings and not from_db:
+        return ["", "## Tuning", "",
+                "Not tuned: launch configs from the templates' heuristics (tuning measures on "
+                "a GPU; earlier measurements in the tuning database are used on any machine)."]
+    lines = ["", "## Tuning", ""]
+    if tunings:
+        lines.append("| group | family | target | source | configs measured | failed | "
+                     "heuristic ms | tuned ms | gain | config |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
+        for t in tunings:
+            failed = ", ".join(f"{k} {v}" for k, v in sorted(t.failed.items())) or "-"
+            gain = f"{t.speedup:.2f}x" if t.speedup else "-"
+            cfg = ", ".join(f"{k}={v}" for k, v in (t.config or {}).items()) or "-"
+            source = {"searched": f"measured ({t.stopped_because})",
+                      "database": "database hit"}.get(t.source, t.source)
+            lines.append(f"| {t.group} | {t.family} | {t.target} | {source} | {t.measured} | "
+                         f"{failed} | {_ms(t.default_ms)} | {_ms(t.best_ms)} | {gain} | "
+                         f"{cfg} |")
+        if any(t.history for t in tunings):
+            lines += ["", "Convergence (best latency after each measured config): "
+                      "`tuning.png`."]
+    for arch, n in sorted(from_db.items()):
+        lines.append(f"- {arch}: {n} group(s) use configs measured earlier on that "
+                     "architecture (tuning database)")
+    return lines
+
+
+def convergence_plot(gen: Any, path: Any) -> bool:
+    """tuning.png: best-so-far latency against configs measured, one line per group."""
+    tunings = [t for t in getattr(gen, "tunings", None) or [] if t.history]
+    if not tunings:
+        return False
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for t in tunings:
+        xs = [h[0] for h in t.history]
+        ys = [h[1] / t.history[-1][1] for h in t.history]
+        ax.step(xs, ys, where="post", label=f"g{t.group} {t.family}")
+    ax.set_xlabel("configs measured")
+    ax.set_ylabel("best latency / final best")
+    ax.set_title(f"{gen.problem.name}: tuning convergence")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True

@@ -373,6 +373,7 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
                "target": getattr(target, "arch", backend)},
         "dot": "per backend (_KC_DOT_PRECISION)" if fp32 else "default (16-bit inputs)",
         "chosen": "at run time from the sizes (heuristic)",
+        "itemsize": val(a).element_size(), "batched": batched,
     }
     cfg.update(config or {})
     notes = [f"{kind} + {len(epilogue)} epilogue op(s)"]

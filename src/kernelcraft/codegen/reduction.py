@@ -192,7 +192,8 @@ def emit_reduction(g: Group, target: Any = None) -> KernelSource:
     gen = _Gen(g, an)
     source = gen.kernel()
     wrapper = gen.wrapper()
-    cfg: dict[str, Any] = {"template": "row", "passes": an.npasses, **_policy()}
+    cfg: dict[str, Any] = {"template": "row", "passes": an.npasses, "splittable": gen.split,
+                           **_policy()}
     cfg["at_capture_sizes"] = _capture_config(g, an, getattr(target, "sm_count", 132))
     notes = [f"{an.npasses} pass(es) over the reduced dims; a row that fits one chunk is "
              "loaded once, longer rows are loaded again in every pass"]

@@ -65,11 +65,12 @@ def _kc_arch(dev):
 
 def _kc_tuned(name, dev, key):
     """The tuned knobs of wrapper ``name`` at these sizes on this GPU, or None."""
-    if not _KC_TUNED or dev.type != "cuda":
+    if not _KC_TUNED:
         return None
     arch = _kc_arch(dev)
     cfg = _KC_TUNED.get((name, arch, tuple(key)))
-    if cfg is None and arch not in _KC_WARNED and not any(k[1] == arch for k in _KC_TUNED):
+    if (cfg is None and dev.type == "cuda" and arch not in _KC_WARNED
+            and not any(k[1] == arch for k in _KC_TUNED)):
         import warnings
 
         _KC_WARNED.add(arch)

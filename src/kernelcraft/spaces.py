@@ -1,0 +1,160 @@
+"""Space generators: the tunable knobs of each template family on a target.
+
+The knobs are the launch configuration each generated wrapper otherwise picks with its
+heuristic (and reads from ``_KC_TUNED`` when tuned), so every config runs through the same
+kernel source. Constraints prune what cannot run or cannot pay off on the target (shared
+memory/LDS, accumulator registers, tiles larger than the problem) before anything is
+built; the heuristic's own pick is the space's default, the first seed of every search.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from kernelcraft.codegen.common import KernelSource
+from kernelcraft.space import Boolean, Choice, Config, PowerOfTwo, Space
+from kernelcraft.target import Target
+
+__all__ = ["Boolean", "build_spec", "space_for", "tuned_key"]
+
+
+def _p2(x: int) -> int:
+    return 1 << max(0, int(x) - 1).bit_length()
+
+
+def _target_ctx(t: Target) -> dict[str, float]:
+    return {"sms": t.sm_count, "warp": t.warp_size, "smem": t.smem_per_block,
+            "bandwidth": t.bandwidth(), "amd": float(t.backend == "hip")}
+
+
+def space_for(k: KernelSource, family: str, target: Target) -> Space | None:
+    """The space of kernel ``k`` (a ``family`` template) on ``target``; None if not tunable."""
+    if family == "matmul" and "at" in k.config:
+        return _matmul(k, target)
+    if family == "reduction" and k.config.get("at_capture_sizes"):
+        return _reduction(k, target)
+    if family == "pointwise" and "at" in k.config:
+        return _pointwise(k, target)
+    return None
+
+
+def tuned_key(k: KernelSource, family: str) -> tuple[int, ...]:
+    """The sizes key the wrapper looks its tuned config up by (see the wrappers)."""
+    if family == "matmul":
+        at = k.config["at"]
+        dom = (at["batch"], at["M"], at["N"]) if k.config.get("batched") else (at["M"], at["N"])
+        return (*dom, at["K"])
+    if family == "reduction":
+        at = k.config["at_capture_sizes"]
+        return (at["K"], at["R"])
+    return (k.config["at"]["numel"],)
+
+
+def _matmul(k: KernelSource, t: Target) -> Space:
+    at = k.config["at"]
+    M, N, K, B = at["M"], at["N"], at["K"], at.get("batch", 1)
+    item = int(k.config.get("itemsize", 4))
+    ctx = {"M": M, "N": N, "K": K, "batch": B, "itemsize": item,
+           "flops": 2.0 * B * M * N * K, "bytes": float(item * B * (M * K + K * N + M * N)),
+           **_target_ctx(t)}
+    stages = (1, 2) if t.backend == "hip" else (1, 2, 3, 4, 5)
+    knobs = (PowerOfTwo("BM", 16, 256), PowerOfTwo("BN", 16, 256), PowerOfTwo("BK", 16, 128),
+             Choice("GROUP_M", (1, 8)), Choice("num_warps", (2, 4, 8)),
+             Choice("num_stages", stages))
+
+    def fits(c: Config) -> str | None:
+        if c["BM"] > max(16, _p2(M)) or c["BN"] > max(16, _p2(N)) or c["BK"] > max(16, _p2(K)):
+            return "tile larger than the problem"
+        if max(1, c["num_stages"]) * (c["BM"] + c["BN"]) * c["BK"] * item > t.smem_per_block:
+            return "operand buffers exceed shared memory"
+        acc = c["BM"] * c["BN"] / (c["num_warps"] * t.warp_size)
+        if acc > 128:
+            return f"{acc:.0f} accumulators per thread (register spills)"
+        if c["BM"] * c["BN"] < 64 * c["num_warps"] * t.warp_size // 32:
+            return "tile too small for the warps"
+        return None
+
+    from kernelcraft.codegen.matmul import _kc_mm_heuristic
+
+    pick = _kc_mm_heuristic(M, N, K, item, t.backend, t.sm_count, t.smem_per_block)
+    default = dict(zip(("BM", "BN", "BK", "GROUP_M", "num_warps", "num_stages"), pick,
+                       strict=True))
+    return Space("matmul", knobs, (fits,), ctx, _default(knobs, default))
+
+
+def _reduction(k: KernelSource, t: Target) -> Space:
+    at = k.config["at_capture_sizes"]
+    K, R = int(at["K"]), int(at["R"])
+    split_ok = bool(k.config.get("splittable"))
+    ctx = {"K": K, "R": R, "bytes": float(4 * K * R), "passes": k.config.get("passes", 1),
+           **_target_ctx(t)}
+    knobs: tuple[Any, ...] = (PowerOfTwo("BLOCK_K", 1, 1024), PowerOfTwo("BLOCK_R", 1, 16384),
+                              Choice("num_warps", (1, 2, 4, 8, 16)))
+    if split_ok:
+        knobs += (PowerOfTwo("SPLIT", 1, 1024),)
+
+    def fits(c: Config) -> str | None:
+        if c["BLOCK_K"] > _p2(K) or c["BLOCK_R"] > _p2(R):
+            return "tile larger than the problem"
+        tile = c["BLOCK_K"] * c["BLOCK_R"]
+        if tile > 16384:
+            return "tile over 16384 elements (register spills)"
+        if tile < c["num_warps"] * t.warp_size:
+            return "fewer elements than threads"
+        if split_ok and c["SPLIT"] > 1 and c["SPLIT"] > math.ceil(R / c["BLOCK_R"]):
+            return "more splits than row chunks"
+        return None
+
+    default = {"BLOCK_K": at.get("BLOCK_K"), "BLOCK_R": at.get("BLOCK_R"),
+               "num_warps": at.get("num_warps")}
+    if split_ok:
+        default["SPLIT"] = _p2(int(at.get("split", 1)))
+    return Space("reduction", knobs, (fits,), ctx, _default(knobs, default))
+
+
+def _pointwise(k: KernelSource, t: Target) -> Space:
+    n = int(k.config["at"]["numel"])
+    ctx = {"numel": n, "bytes": float(4 * n * (len(k.inputs) + len(k.outputs))),
+           **_target_ctx(t)}
+    knobs = (PowerOfTwo("BLOCK", 64, 16384), Choice("num_warps", (1, 2, 4, 8, 16)))
+
+    def fits(c: Config) -> str | None:
+        per_thread = c["BLOCK"] / (c["num_warps"] * t.warp_size)
+        if per_thread < 1:
+            return "fewer elements than threads"
+        if per_thread > 64:
+            return "over 64 elements per thread (register spills)"
+        if c["BLOCK"] > max(64, _p2(n)):
+            return "block larger than the problem"
+        return None
+
+    default = {"BLOCK": k.config.get("BLOCK"), "num_warps": k.config.get("num_warps")}
+    return Space("pointwise", knobs, (fits,), ctx, _default(knobs, default))
+
+
+def _default(knobs: tuple[Any, ...], values: dict[str, Any]) -> Config | None:
+    if any(values.get(kn.name) not in kn.values() for kn in knobs):
+        return None
+    return Config({kn.name: values[kn.name] for kn in knobs})
+
+
+def build_spec(k: KernelSource, family: str, config: Config) -> dict[str, Any]:
+    """The cross-compilation spec of ``k`` launched with ``config``."""
+    spec = k.build_spec()
+    consts = dict(spec["constexprs"])
+    spec["num_warps"] = int(config["num_warps"])
+    if family == "matmul":
+        consts.update(BM=config["BM"], BN=config["BN"], BK=config["BK"],
+                      GROUP_M=config["GROUP_M"])
+        spec["num_stages"] = int(config["num_stages"])
+    elif family == "reduction":
+        R = int(k.config["at_capture_sizes"]["R"])
+        consts.update(BLOCK_K=config["BLOCK_K"], BLOCK_R=config["BLOCK_R"],
+                      ONE_CHUNK=config["BLOCK_R"] >= R)
+        if "PARTIAL" in consts:
+            consts["PARTIAL"] = int(config.get("SPLIT", 1)) > 1
+    else:
+        consts["BLOCK"] = config["BLOCK"]
+    spec["constexprs"] = consts
+    return spec
