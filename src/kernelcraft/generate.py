@@ -6,9 +6,12 @@ a template cannot take becomes extern, with the reason) -> export -> judge.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
+import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,7 +228,8 @@ def tune_paths(problem: Problem, variants: list[Variant], module_path: Path,
         device = torch.device("cuda") if gpu else torch.device("cpu")
         target = (detect() if gpu else None) or targets[0]
         measured_arch = target.arch
-        module = load_module(module_path, "tuned")
+        with _interpreted(not gpu):  # on a CPU (a test timer) kernels run interpreted
+            module = load_module(module_path, "tuned")
         t_opts = t if t.db_path or not db_path else _with_db(t, db_path)
         with gpulock.shared(), precision_mode(opts.precision):
             tunings = tune_variant(problem, main, module, target, device, opts.precision,
@@ -237,6 +241,22 @@ def tune_paths(problem: Problem, variants: list[Variant], module_path: Path,
             if n:
                 from_db[tgt.arch] = n
     return tunings, from_db
+
+
+@contextlib.contextmanager
+def _interpreted(on: bool) -> Iterator[None]:
+    """TRITON_INTERPRET=1 while a module is imported (its @triton.jit run on the CPU)."""
+    old = os.environ.get("TRITON_INTERPRET")
+    if on:
+        os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        yield
+    finally:
+        if on:
+            if old is None:
+                os.environ.pop("TRITON_INTERPRET", None)
+            else:
+                os.environ["TRITON_INTERPRET"] = old
 
 
 def _with_db(t: TuneOptions, db_path: Path) -> TuneOptions:

@@ -1,0 +1,120 @@
+"""The tuner end to end on the CPU: Triton's interpreter runs every config (so a config
+that computes wrong would be caught) and a stand-in timer gives each config a latency."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from kernelcraft.db import Database
+from kernelcraft.generate import GenerateOptions, generate
+from kernelcraft.space import Config
+from kernelcraft.spaces import space_for
+from kernelcraft.target import resolve
+from kernelcraft.tune import TuneOptions
+
+SMALL = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.tanh(x) * 2.0 + 1.0
+
+def get_inputs(): return [torch.randn(12, 500)]
+def get_init_inputs(): return []
+"""
+
+
+def fake_latency(cfg: dict) -> float:
+    """A latency landscape with one optimum (BLOCK 512, 2 warps)."""
+    return 1.0 + abs(math.log2(cfg["BLOCK"]) - 9) + 0.3 * abs(math.log2(cfg["num_warps"]) - 1)
+
+
+def make_timer(calls: list, crash_block: int | None = None):
+    def timer(fn, sets):
+        table = fn.__globals__["_KC_TUNED"]  # the wrapper's module: what the runner set
+        cfg = next((c for (w, _, _), c in table.items() if w == fn.__name__), None)
+        calls.append(cfg)
+        if cfg is None:
+            return fake_latency({"BLOCK": 1024, "num_warps": 4})  # the heuristic's pick
+        if cfg["BLOCK"] == crash_block:
+            raise RuntimeError("launch failed")
+        return fake_latency(cfg)
+
+    return timer
+
+
+def _opts(tmp_path, timer, **kw):
+    tune = TuneOptions(effort="quick", timer=timer, db_path=tmp_path / "t.db", progress=False,
+                       use_model=False, **kw)
+    return GenerateOptions(targets="sm_90", out_dir=tmp_path / "out", device="cpu",
+                           build=False, judge=False, tune=tune)
+
+
+def test_tuning_finds_a_faster_config_and_the_second_run_is_a_database_hit(write, tmp_path):
+    calls: list = []
+    problem = write("small.py", SMALL)
+    gen = generate(problem, _opts(tmp_path, make_timer(calls), build=True))
+    (t,) = gen.tunings
+    assert t.source == "searched" and t.measured >= 8
+    assert t.best_ms < t.default_ms  # the heuristic's 1024/4 is not the optimum
+    assert t.best_ms == min(fake_latency(c) for c in calls if c)
+    text = gen.module_path.read_text()
+    assert "_KC_TUNED.update({" in text and "'sm_90'" in text
+    assert (gen.module_path.parent / "tuning.png").exists()
+    assert "## Tuning" in gen.report_path.read_text()
+    with Database(tmp_path / "t.db") as db:
+        (w,) = db.workloads()
+        assert w["records"] == t.measured and db.best(w["key"]).latency_ms == t.best_ms
+        # nothing is left "in flight"
+        assert not [r for r in db.records(w["key"]) if r.status == "timeout"]
+
+    calls.clear()
+    start = time.monotonic()
+    again = generate(problem, _opts(tmp_path, make_timer(calls)))
+    assert again.tunings[0].source == "database" and not calls  # nothing measured
+    assert again.tunings[0].config == t.config
+    assert time.monotonic() - start < 30
+
+
+def test_failing_configs_are_recorded_and_never_chosen(write, tmp_path):
+    calls: list = []
+    gen = generate(write("small.py", SMALL), _opts(tmp_path, make_timer(calls, 512)))
+    (t,) = gen.tunings
+    assert t.config["BLOCK"] != 512
+    with Database(tmp_path / "t.db") as db:
+        (w,) = db.workloads()
+        crashed = db.records(w["key"], status="crash")
+    if any(c and c["BLOCK"] == 512 for c in calls):  # the search did try one
+        assert crashed and all(r.config_dict["BLOCK"] == 512 for r in crashed)
+
+
+def test_generated_module_with_tuned_configs_is_still_correct(write, tmp_path):
+    """The judge runs the module after tuning (the interpreter applies no GPU entries)."""
+    calls: list = []
+    opts = _opts(tmp_path, make_timer(calls))
+    opts.judge = True
+    gen = generate(write("small.py", SMALL), opts)
+    assert gen.judge.correct, gen.judge.detail
+
+
+def test_other_targets_take_configs_from_the_database(write, tmp_path):
+    """No GPU of that kind here: configs measured there earlier (database) are emitted."""
+    from kernelcraft.generate import build
+    from kernelcraft.problem import load_problem
+    from kernelcraft.tune import signature
+
+    problem = load_problem(write("small.py", SMALL))
+    variant = build(problem, GenerateOptions(targets="gfx942"))
+    (gid, k), = variant.kernels.items()
+    g = next(g for g in variant.plan.groups if g.id == gid)
+    cfg = {"BLOCK": 256, "num_warps": 4}
+    assert space_for(k, "pointwise", resolve("gfx942")).valid(Config(cfg))
+    with Database(tmp_path / "t.db") as db:
+        wl = db.add_workload(signature(g, k, "pointwise"), "gfx942", "fp32", family="pointwise")
+        db.add_record(wl, cfg, "ok", 0.5)
+    opts = GenerateOptions(targets="gfx942", out_dir=tmp_path / "out", device="cpu",
+                           build=False, judge=False, db_path=tmp_path / "t.db")
+    gen = generate(problem.path, opts)
+    assert gen.tuned_from_db == {"gfx942": 1}
+    assert "'gfx942', (6000,)): {'BLOCK': 256, 'num_warps': 4}" in gen.module_path.read_text()
