@@ -147,3 +147,9 @@ def test_targets(capsys):
         assert arch in out
     code, out, _ = run(capsys, "targets", "--json", "mi300x")
     assert code == 0 and json.loads(out)[0]["arch"] == "gfx942"
+
+
+def test_generate_bad_budget_exit_2(capsys, files):
+    problem, _ = files
+    code, out, err = run(capsys, "generate", str(problem), "--budget", "soon", "--no-judge")
+    assert code == 2 and "--budget" in err and "Traceback" not in err + out

@@ -75,6 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("--no-judge", action="store_true", help="skip the judge")
     ge.add_argument("--no-build", action="store_true", help="skip cross-compilation")
     ge.add_argument("--timeout", type=float, default=900.0, metavar="S")
+    ge.add_argument("--no-tune", action="store_true",
+                    help="no tuning: the templates' heuristics (database hits still apply)")
+    ge.add_argument("--effort", default="default", choices=["quick", "default", "full"],
+                    help="tuning effort per kernel group (configs measured, wall time)")
+    ge.add_argument("--budget", default=None, metavar="TIME",
+                    help="wall time per kernel group, e.g. 90s, 5m (overrides the effort's)")
+    ge.add_argument("--strategy", default="evolutionary", choices=["evolutionary", "random"])
+    ge.add_argument("--retune", action="store_true",
+                    help="search even where the tuning database has a result")
+    ge.add_argument("--db", type=Path, default=None,
+                    help="tuning database (default: $KERNELCRAFT_DB or the cache directory)")
 
     tg = sub.add_parser("targets", help="list the targets kernelcraft knows")
     tg.add_argument("--json", action="store_true")
@@ -180,11 +191,30 @@ def cmd_generate(args: argparse.Namespace, console: Console) -> int:
     resolve_many(args.target)  # unknown targets fail before any work
     if not args.no_judge:
         resolve_device(args.device)
+    from kernelcraft.search.strategy import effort
+    from kernelcraft.tune import TuneOptions
+
+    if args.budget is not None:
+        try:
+            effort(args.effort, args.budget)
+        except ValueError as exc:
+            raise InputError(f"--budget: {exc}") from exc
+    tune = None if args.no_tune else TuneOptions(effort=args.effort, budget=args.budget,
+                                                 strategy=args.strategy, retune=args.retune,
+                                                 db_path=args.db)
     opts = GenerateOptions(targets=args.target, precision=args.precision, out_dir=args.out,
                            device=args.device, judge=not args.no_judge,
-                           build=not args.no_build, timeout_s=args.timeout)
-    with console.status(f"generating {args.problem.name} (capture, plan, codegen, build, judge)"):
+                           build=not args.no_build, timeout_s=args.timeout, tune=tune,
+                           db_path=args.db)
+    tuning = tune is not None and args.device != "cpu" and _cuda_available()
+    if tuning:  # the tuner draws its own progress bars
+        console.print(f"generating {args.problem.name} (capture, plan, codegen, tune, build, "
+                      "judge)")
         gen = generate(args.problem, opts)
+    else:
+        with console.status(f"generating {args.problem.name} (capture, plan, codegen, build, "
+                            "judge)"):
+            gen = generate(args.problem, opts)
     console.print(gen.report_path.read_text(), markup=False, highlight=False)
     console.print(f"module: {gen.module_path}\nreport: {gen.report_path}")
     if gen.judge is not None and not gen.judge.correct:
@@ -192,6 +222,12 @@ def cmd_generate(args: argparse.Namespace, console: Console) -> int:
                       soft_wrap=True)
         return EXIT_REJECTED
     return EXIT_OK
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def cmd_targets(args: argparse.Namespace, console: Console) -> int:
