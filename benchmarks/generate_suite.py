@@ -26,6 +26,7 @@ import traceback
 from pathlib import Path
 
 from kernelcraft.generate import GenerateOptions, generate
+from kernelcraft.tune import TuneOptions
 
 
 def main() -> None:
@@ -37,6 +38,10 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--results", type=Path, default=None, help="JSON lines file to append to")
     ap.add_argument("--no-build", action="store_true", help="skip cross-compilation")
+    ap.add_argument("--tune", default="none", choices=["none", "quick", "default", "full"],
+                    help="tuning effort on the GPU (default: none, the heuristics)")
+    ap.add_argument("--strategy", default="evolutionary", choices=["evolutionary", "random"])
+    ap.add_argument("--db", type=Path, default=None, help="tuning database")
     ap.add_argument("--gpus", type=int, default=1, help="GPUs to spread the shards over")
     ap.add_argument("--per-gpu", type=int, default=1,
                     help="shards per GPU; they share it, each timing with it alone")
@@ -63,8 +68,11 @@ def main() -> None:
         t0 = time.time()
         row: dict = {"problem": f.stem, "date": dt.datetime.now(dt.UTC).isoformat()}
         try:
+            tune = None if args.tune == "none" else TuneOptions(
+                effort=args.tune, strategy=args.strategy, db_path=args.db, progress=False)
             gen = generate(f, GenerateOptions(targets=args.targets, out_dir=args.out,
-                                              device=args.device, build=not args.no_build))
+                                              device=args.device, build=not args.no_build,
+                                              tune=tune, db_path=args.db))
             j = gen.judge
             row.update(
                 correct=j.correct, reason=j.reason, detail=j.detail[:300], device=j.device,
@@ -76,6 +84,9 @@ def main() -> None:
                 speedup_eager=j.speedup_eager, speedup_compile=j.speedup_compile,
                 timing=j.timing, roofline=j.roofline, env=j.env,
                 choices=[vars(c) for c in gen.choices], phases=gen.seconds,
+                tunings=[{k: v for k, v in vars(t).items() if k != "history"}
+                         | {"curve": t.history} for t in gen.tunings],
+                ranked=[vars(r) for r in gen.ranked],
             )
         except Exception as exc:  # recorded, the suite goes on
             row.update(correct=False, reason="generate-error",

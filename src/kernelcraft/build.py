@@ -96,7 +96,7 @@ def compile_kernel(fn: Any, spec: dict[str, Any], target: Any) -> BuildResult:
                        res.get("shared"), res.get("note", ""))
 
 
-def _run(module_path: str, specs: list[dict[str, Any]], targets: list[str]) -> list[dict]:
+def _run(module_path: str, items: list[list[Any]]) -> list[dict]:
     import importlib.util
 
     from kernelcraft.target import resolve
@@ -105,61 +105,69 @@ def _run(module_path: str, specs: list[dict[str, Any]], targets: list[str]) -> l
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
-    out = []
-    for t in targets:
-        tgt = resolve(t)
-        for k in specs:
-            fn = getattr(module, k["name"])
-            out.append(asdict(compile_kernel(fn, k, tgt)))
-    return out
+    return [asdict(compile_kernel(getattr(module, k["name"]), k, resolve(t))) for k, t in items]
 
 
 def cross_compile(module_path: Path, specs: list[dict[str, Any]], targets: list[str],
                   timeout_s: float = 600.0, jobs: int = 1) -> list[dict[str, Any]]:
-    """Compile every kernel of a generated module for every target, in ``jobs`` parallel
-    subprocesses; results in (target, spec) order."""
-    if not specs:
+    """Compile every kernel of a generated module for every target; results in
+    (target, spec) order."""
+    return compile_pairs(module_path, [(s, t) for t in targets for s in specs], timeout_s,
+                         jobs)
+
+
+def compile_pairs(module_path: Path, pairs: list[tuple[dict[str, Any], str]],
+                  timeout_s: float = 600.0, jobs: int = 1) -> list[dict[str, Any]]:
+    """Compile each (spec, target) pair, spread over ``jobs`` subprocesses (each imports the
+    module once); one result per pair, in order. A subprocess that dies or times out
+    reports its pairs as failed builds."""
+    if not pairs:
         return []
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env.setdefault("TRITON_CACHE_DIR", str(cache_dir() / "triton"))
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    work = [(t, specs[i::max(1, jobs)]) for t in targets for i in range(max(1, jobs))]
-    work = [(t, part) for t, part in work if part]
+    jobs = max(1, min(jobs, len(pairs)))
+    parts = [list(range(i, len(pairs), jobs)) for i in range(jobs)]
+    out: list[dict[str, Any] | None] = [None] * len(pairs)
     with tempfile.TemporaryDirectory(prefix="kernelcraft-build-") as tmp:
         procs = []
-        for n, (t, part) in enumerate(work):
+        for n, idx in enumerate(parts):
             job = Path(tmp) / f"job{n}.json"
             result = Path(tmp) / f"result{n}.json"
-            job.write_text(json.dumps({"module": str(module_path), "specs": part,
-                                       "targets": [t], "result": str(result)}))
-            procs.append((subprocess.Popen(
-                [sys.executable, "-m", "kernelcraft.build", str(job)], env=env,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), result, t, part))
-        done: dict[tuple[str, str], dict[str, Any]] = {}
-        for proc, result, t, part in procs:
+            job.write_text(json.dumps({"module": str(module_path),
+                                       "items": [list(pairs[i]) for i in idx],
+                                       "result": str(result)}))
+            proc = subprocess.Popen([sys.executable, "-m", "kernelcraft.build", str(job)],
+                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True)
+            procs.append((proc, result, idx))
+        for proc, result, idx in procs:
             try:
                 _, err = proc.communicate(timeout=timeout_s)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.communicate()
                 err = "build timed out"
             if result.exists():
                 rows = json.loads(result.read_text())
             else:
                 tail = (err or "").strip().splitlines()[-1:] or ["no output"]
-                rows = [{"kernel": s["name"], "target": t, "ok": False, "note": tail[0][:200]}
-                        for s in part]
-            for s, row in zip(part, rows, strict=True):
-                done[(t, _spec_id(s))] = row
-    return [done[(t, _spec_id(s))] for t in targets for s in specs]
+                rows = [{"kernel": pairs[i][0]["name"], "target": _arch(pairs[i][1]),
+                         "ok": False, "note": tail[0][:200]} for i in idx]
+            for i, row in zip(idx, rows, strict=True):
+                out[i] = row
+    return [r for r in out if r is not None]
 
 
-def _spec_id(spec: dict[str, Any]) -> str:
-    return json.dumps(spec, sort_keys=True, default=str)
+def _arch(target: str) -> str:
+    from kernelcraft.target import resolve
+
+    return resolve(target).arch
 
 
 def main() -> int:
     job = json.loads(Path(sys.argv[1]).read_text())
-    res = _run(job["module"], job["specs"], job["targets"])
+    res = _run(job["module"], job["items"])
     Path(job["result"]).write_text(json.dumps(res))
     return 0
 

@@ -21,7 +21,7 @@ import torch
 from kernelcraft.capture import capture
 from kernelcraft.codegen.common import KernelSource
 from kernelcraft.errors import InputError
-from kernelcraft.export import Variant, _rename, emit_module, init_key, write_new
+from kernelcraft.export import Variant, emit_module, init_key, write_new
 from kernelcraft.measure import gpulock
 from kernelcraft.measure.verify import PRECISIONS
 from kernelcraft.plan import FusionOptions, Group, Plan, build_plan
@@ -62,6 +62,7 @@ class Generated:
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
     tunings: list[GroupTuning] = field(default_factory=list)
     tuned_from_db: dict[str, int] = field(default_factory=dict)  # arch -> groups
+    ranked: list[Any] = field(default_factory=list)  # configs chosen without hardware
 
     @property
     def extern_reasons(self) -> dict[int, str]:
@@ -172,11 +173,13 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
                     variants=variants, choices=choices, seconds=clock.laps, tunings=tunings,
                     tuned_from_db=from_db)
     if opts.build:
-        from kernelcraft.build import cross_compile
+        from kernelcraft.rank import build_all
 
-        specs = [dict(k.build_spec(), name=_rename(k.kernel_name, 0))
-                 for k in kernels.values() if k.signature]
-        gen.builds = cross_compile(module_path, specs, [t.key for t in targets])
+        measured = tunings[0].target if tunings else None
+        gen.builds, gen.ranked = build_all(main, module_path, targets, opts.precision,
+                                           db_path=opts.db_path, measured_arch=measured)
+        if gen.ranked:  # spill-free alternatives join the dispatch table
+            write_new(module_path, emit_module(source, problem.name, variants, dots, header))
         clock.lap("build")
     if opts.judge:
         gen.judge = judge_generated(gen, opts)

@@ -38,7 +38,7 @@ Timer = Callable[[Callable[..., Any], list[list[Any]]], float]
 
 @dataclass
 class TuneOptions:
-    effort: str = "default"  # quick | default | full
+    effort: Any = "default"  # quick | default | full, or a search.strategy.Effort
     budget: str | None = None  # wall time per group, e.g. "90s"
     strategy: str = "evolutionary"  # evolutionary | random
     db_path: Path | None = None  # default: KERNELCRAFT_DB or the cache directory
@@ -49,6 +49,7 @@ class TuneOptions:
     measure_timeout_s: float = 120.0
     progress: bool = True
     timer: Timer | None = None  # (fn, input_sets) -> ms; default CUDA events
+    model: Any = None  # a CostModel to rank with instead of the shipped one (experiments)
 
 
 @dataclass
@@ -167,6 +168,8 @@ def tuned_from_database(variant: Variant, target: Target, precision: str,
 def _model(db: Any, opts: TuneOptions) -> Any:
     if not opts.use_model:
         return None
+    if opts.model is not None:
+        return opts.model
     from kernelcraft.search.cost_model import CostModel
 
     model = CostModel.pretrained()
@@ -216,7 +219,7 @@ def _search(res: GroupTuning, space: Space, runner: _Runner, db: Any, wl: str,
     res.default_ms, res.stopped_because = runner.default_ms, found.stopped_because
     if found.best is not None:
         res.config, res.best_ms = dict(found.best.config), found.best.latency_ms
-    if model is not None:
+    if model is not None and opts.model is None:
         new = [{"workload": wl, "family": res.family, "target": res.target,
                 "status": r.status, "latency_ms": r.latency_ms,
                 "features": runner.features.get(r.config.key, space.features(r.config)),
@@ -225,8 +228,14 @@ def _search(res: GroupTuning, space: Space, runner: _Runner, db: Any, wl: str,
 
 
 def _effort(opts: TuneOptions) -> Any:
-    from kernelcraft.search.strategy import effort
+    from dataclasses import replace
 
+    from kernelcraft.search.strategy import Effort, effort, parse_budget
+
+    if isinstance(opts.effort, Effort):
+        if opts.budget:
+            return replace(opts.effort, max_seconds=parse_budget(opts.budget))
+        return opts.effort
     return effort(opts.effort, opts.budget)
 
 

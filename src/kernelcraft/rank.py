@@ -1,0 +1,197 @@
+"""Configs for targets that are not present: build every kernel, never measure.
+
+For each target of ``--target`` the kernel is compiled with the config it would run there
+(a tuned one from the GPU or the database, else the template's heuristic for that target's
+numbers). A config that fails to compile or spills registers is replaced by the best-ranked
+alternative of the space that compiles without spills: candidates are ordered by the cost
+model where it has learned from measurements, else by closeness to the heuristic's pick
+(the analytical model's choice, changed as little as the target requires). Such a choice is
+marked "ranked, not measured" in the report and stored in the database as ``ranked``;
+measured records replace it once the user tunes on that hardware.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernelcraft.codegen.common import KernelSource
+from kernelcraft.export import Variant, _rename
+from kernelcraft.space import Config, Space
+from kernelcraft.spaces import build_spec, space_for, tuned_key
+from kernelcraft.target import Target
+
+#: Alternatives compiled per round, and rounds at most, when a config spills.
+BATCH = 8
+MAX_ROUNDS = 4
+
+
+@dataclass
+class Ranked:
+    """A config chosen for a target without running it."""
+
+    kernel: str
+    target: str
+    config: dict[str, Any]
+    replaced: str  # why the heuristic's config was not kept
+    tried: int  # alternatives compiled
+
+
+def build_all(variant: Variant, module_path: Path, targets: list[Target], precision: str,
+              db_path: Path | None = None, measured_arch: str | None = None,
+              jobs: int | None = None) -> tuple[list[dict[str, Any]], list[Ranked]]:
+    """Cross-compile every kernel for every target with the config it would use there;
+    replace configs that fail or spill by ranked alternatives. Returns the build rows (one
+    per kernel and target, for the chosen config) and the ranked choices."""
+    from kernelcraft.build import compile_pairs
+
+    jobs = jobs or min(8, os.cpu_count() or 1)
+    ranked: list[Ranked] = []
+    groups = {g.id: g for g in variant.plan.groups}
+    items = []
+    for t in targets:
+        for gid, k in variant.kernels.items():
+            if not k.signature:
+                continue
+            fam = groups[gid].kind
+            space = space_for(k, fam, t)
+            cfg = _current(variant, k, fam, t, space)
+            spec = build_spec(k, fam, cfg) if cfg is not None else k.build_spec()
+            spec["name"] = _rename(k.kernel_name, 0)
+            items.append((t, gid, k, fam, space, cfg, spec))
+    built = compile_pairs(module_path, [(it[6], it[0].key) for it in items], jobs=jobs)
+    rows: list[dict[str, Any]] = []
+    for (t, gid, k, fam, space, cfg, _spec), row in zip(items, built, strict=True):
+        bad = _problem(row)
+        measured = t.arch == measured_arch and _tuned(variant, k, fam, t) is not None
+        if bad and space is not None and not measured:
+            alt = _alternative(module_path, k, fam, space, cfg, t, jobs, db_path, precision,
+                               groups[gid])
+            if alt is not None:
+                choice, alt_row, tried = alt
+                variant.tuned[(k.wrapper_name, t.arch, tuned_key(k, fam))] = dict(choice)
+                ranked.append(Ranked(row["kernel"], t.arch, dict(choice), bad, tried))
+                alt_row["note"] = (f"ranked, not measured ({bad} with the heuristic's "
+                                   f"config) {alt_row.get('note', '')}").strip()
+                row = alt_row
+        rows.append(row)
+    return rows, ranked
+
+
+def _problem(row: dict[str, Any]) -> str:
+    if not row.get("ok"):
+        return "compile error"
+    if row.get("spills"):
+        return f"{row['spills']} bytes of spills"
+    return ""
+
+
+def _tuned(variant: Variant, k: KernelSource, fam: str, t: Target) -> dict[str, Any] | None:
+    return variant.tuned.get((k.wrapper_name, t.arch, tuned_key(k, fam)))
+
+
+def _current(variant: Variant, k: KernelSource, fam: str, t: Target,
+             space: Space | None) -> Config | None:
+    cfg = _tuned(variant, k, fam, t)
+    if cfg is not None:
+        return Config(cfg)
+    return space.default if space is not None else None
+
+
+def _alternative(module_path: Path, k: KernelSource, fam: str, space: Space,
+                 start: Config | None, t: Target, jobs: int, db_path: Path | None,
+                 precision: str, g: Any) -> tuple[Config, dict[str, Any], int] | None:
+    from kernelcraft.build import cross_compile
+
+    order = _from_database(db_path, g, k, fam, t, precision) + candidates(space, start)
+    tried = 0
+    for r in range(MAX_ROUNDS):
+        batch = order[r * BATCH:(r + 1) * BATCH]
+        if not batch:
+            break
+        specs = []
+        for c in batch:
+            spec = build_spec(k, fam, c)
+            spec["name"] = _rename(k.kernel_name, 0)
+            specs.append(spec)
+        rows = cross_compile(module_path, specs, [t.key], jobs=jobs)
+        tried += len(batch)
+        for c, row in zip(batch, rows, strict=True):  # best-ranked first
+            if not _problem(row):
+                _record(db_path, g, k, fam, t, precision, c, row)
+                return c, row, tried
+    return None
+
+
+def candidates(space: Space, start: Config | None, limit: int = 20000) -> list[Config]:
+    """Valid configs, best first: by the trained cost model when there is one, else by
+    closeness to ``start`` (the heuristic's pick), ties broken by larger tiles."""
+    pool = [c for c in space.enumerate(limit=limit) if c != start]
+    model = _model()
+    if model is not None:
+        scores = model(space, pool)
+        return [c for _, c in sorted(zip(scores, pool, strict=True), key=lambda x: -x[0])]
+    if start is None:
+        return pool
+
+    def distance(c: Config) -> tuple[float, float]:
+        d = 0.0
+        for kn in space.knobs:
+            a, b = c[kn.name], start[kn.name]
+            if isinstance(a, bool) or not isinstance(a, int | float):
+                d += float(a != b)
+            else:
+                d += abs(math.log2(max(a, 1)) - math.log2(max(b, 1)))
+        size = sum(math.log2(c[n]) for n in c if isinstance(c[n], int) and c[n] > 0)
+        return (d, -size)
+
+    return sorted(pool, key=distance)
+
+
+def _model() -> Any:
+    """The shipped cost model, if one was trained on measurements (else None)."""
+    try:
+        from kernelcraft.search.cost_model import CostModel
+
+        model = CostModel.pretrained()
+    except Exception:  # an unreadable model file must not stop a build
+        return None
+    return model if model.trained else None
+
+
+def _from_database(db_path: Path | None, g: Any, k: KernelSource, fam: str, t: Target,
+                   precision: str) -> list[Config]:
+    """A config ranked for this workload before (tried first: usually no search at all)."""
+    from kernelcraft.db import Database, default_path, workload_key
+    from kernelcraft.tune import signature
+
+    path = Path(db_path) if db_path else default_path()
+    if not path.exists():
+        return []
+    try:
+        with Database(path) as db:
+            wl = workload_key(signature(g, k, fam), t.arch, precision)
+            return [Config(r.config_dict) for r in db.records(wl, status="ok", source="ranked")]
+    except Exception:
+        return []
+
+
+def _record(db_path: Path | None, g: Any, k: KernelSource, fam: str, t: Target,
+            precision: str, c: Config, row: dict[str, Any]) -> None:
+    """Keep the ranked choice in the database (measured records win over it later)."""
+    from kernelcraft.db import Database, toolchain_versions
+    from kernelcraft.tune import signature
+
+    try:
+        with Database(db_path) as db:
+            wl = db.add_workload(signature(g, k, fam), t.arch, precision, family=fam)
+            feats = {"static.registers": row.get("registers"), "static.spills": row.get("spills"),
+                     "static.shared": row.get("shared")}
+            db.add_record(wl, c, "ok", None, "ranked, not measured",
+                          {k2: float(v) for k2, v in feats.items() if v is not None},
+                          toolchain_versions(), source="ranked")
+    except Exception:  # the database is a record, not a requirement of the build
+        pass
