@@ -118,3 +118,82 @@ def test_other_targets_take_configs_from_the_database(write, tmp_path):
     gen = generate(problem.path, opts)
     assert gen.tuned_from_db == {"gfx942": 1}
     assert "'gfx942', (6000,)): {'BLOCK': 256, 'num_warps': 4}" in gen.module_path.read_text()
+
+
+def test_runner_marks_wrong_and_crashing_configs():
+    """A config whose kernel computes a wrong value, or raises, is a result, not a winner."""
+    import torch
+
+    from kernelcraft.tune import TuneOptions, _Runner
+
+    class Module:
+        _KC_TUNED: dict = {}
+
+    def fn(x):
+        cfg = Module._KC_TUNED.get(("w", "cpu", (4,)))
+        if cfg["BLOCK"] == 128:
+            raise RuntimeError("out of resources")
+        return (x * 2 + (1e-3 if cfg["BLOCK"] == 256 else 0.0),)
+
+    r = object.__new__(_Runner)
+    x = torch.randn(4)
+    r.module, r.fn, r.args, r.key = Module, fn, [x], ("w", "cpu", (4,))
+    r.device, r.precision = torch.device("cpu"), "fp32"
+    r.ref, r.ref64 = [x * 2], [x.double() * 2]
+    r.opts, r.timer = TuneOptions(measure_timeout_s=60), lambda f, s: 1.0
+    assert r._run(Config({"BLOCK": 64})).status == "ok"
+    assert r._run(Config({"BLOCK": 256})).status == "wrong"
+    crash = r._run(Config({"BLOCK": 128}))
+    assert crash.status == "crash" and "out of resources" in crash.error
+    assert not Module._KC_TUNED  # the override never outlives its measurement
+
+
+HANG_SCRIPT = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from pathlib import Path
+from kernelcraft.generate import generate
+from test_tune import _opts, make_timer, fake_latency
+
+calls = []
+inner = make_timer(calls)
+def timer(fn, sets):
+    ms = inner(fn, sets)
+    if calls[-1] and calls[-1]["BLOCK"] == {hang}:
+        time.sleep(60)  # a kernel that never finishes
+    return ms
+opts = _opts(Path({tmp!r}), timer)
+opts.tune.measure_timeout_s = 2
+gen = generate(Path({problem!r}), opts)
+print("BEST", gen.tunings[0].config, gen.tunings[0].source)
+"""
+
+
+def test_a_hanging_config_stops_the_tuner_and_the_rerun_resumes(write, tmp_path):
+    """The watchdog ends a tuner stuck in one config; the database keeps that config as a
+    timeout (never retried, never chosen) and a rerun resumes from the records."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    problem = write("small.py", SMALL)
+    tests = str(Path(__file__).parent)
+    script = HANG_SCRIPT.format(tests=tests, hang=2048, tmp=str(tmp_path), problem=str(problem))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 124, run.stderr[-2000:]
+    with Database(tmp_path / "t.db") as db:
+        (w,) = db.workloads()
+        timeouts = db.records(w["key"], status="timeout")
+        assert [r.config_dict["BLOCK"] for r in timeouts] == [2048]
+        before = db.count(w["key"])
+    script = HANG_SCRIPT.format(tests=tests, hang=-1, tmp=str(tmp_path), problem=str(problem))
+    rerun = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           timeout=600)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    with Database(tmp_path / "t.db") as db:
+        recs = db.records(w["key"])
+        assert len(recs) > before  # resumed: more configs measured, none twice
+        assert len({r.config for r in recs}) == len(recs)
+        assert [r.config_dict["BLOCK"] for r in recs if r.status == "timeout"] == [2048]
+    assert "BEST" in rerun.stdout and "'BLOCK': 2048" not in rerun.stdout

@@ -31,7 +31,7 @@ from kernelcraft.errors import InputError
 
 STATUSES = ("ok", "wrong", "compile-error", "timeout", "crash", "pruned")
 SOURCES = ("measured", "ranked")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: searches
 BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
@@ -58,6 +58,13 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE INDEX IF NOT EXISTS records_by_workload ON records(workload, source, status, latency_ms);
 CREATE INDEX IF NOT EXISTS records_by_config ON records(workload, config);
+CREATE TABLE IF NOT EXISTS searches (
+    workload   TEXT NOT NULL REFERENCES workloads(key),
+    effort     TEXT NOT NULL,
+    stopped    TEXT NOT NULL,
+    measured   INTEGER NOT NULL,
+    finished   REAL NOT NULL
+);
 """
 
 
@@ -337,6 +344,17 @@ class Database:
             conn.execute("UPDATE records SET status = ?, latency_ms = ?, error = ?, "
                          "features = ? WHERE id = ?",
                          (vals[2], vals[3], vals[4], vals[5], record_id))
+
+    def mark_searched(self, workload: str, effort: str, stopped: str, measured: int) -> None:
+        """A search of ``workload`` ran to its end: later runs take its best as a hit. An
+        interrupted search leaves no mark, so a rerun resumes it."""
+        with self._write() as conn:
+            conn.execute("INSERT INTO searches VALUES (?, ?, ?, ?, ?)",
+                         (workload, effort, stopped, int(measured), time.time()))
+
+    def searched(self, workload: str) -> bool:
+        return self._conn.execute("SELECT 1 FROM searches WHERE workload = ? LIMIT 1",
+                                  (workload,)).fetchone() is not None
 
     def records(self, workload: str, status: str | None = None,
                 source: str | None = None) -> list[Record]:

@@ -126,7 +126,7 @@ def tune_variant(problem: Problem, variant: Variant, module: Any, target: Target
             wl = db.add_workload(sig, target.arch, precision, family=g.kind, versions=versions)
             res = GroupTuning(gid, g.kind, k.wrapper_name, target.arch, wl,
                               tuned_key(k, g.kind), "searched")
-            best = None if opts.retune else db.best(wl)
+            best = None if opts.retune or not db.searched(wl) else db.best(wl)
             if best is not None:
                 res.source, res.config, res.best_ms = "database", best.config_dict, \
                     best.latency_ms
@@ -210,15 +210,21 @@ def _search(res: GroupTuning, space: Space, runner: _Runner, db: Any, wl: str,
 
     progress = _Progress(f"g{res.group} {res.family}", effort.max_measured, opts.progress)
     try:
+        earlier = db.best(wl)  # an interrupted search resumes from its best
         found = run_search(space, measure, strategy=opts.strategy, effort=effort,
                            ranker=ranker, seed=opts.seed, skip=db.measured_configs(wl),
+                           seeds=[Config(earlier.config_dict)] if earlier else [],
                            on_result=seen)
     finally:
         progress.close()
+    db.mark_searched(wl, str(opts.effort), found.stopped_because, res.measured)
     res.history, res.seconds = history, round(time.monotonic() - t0, 2)
     res.default_ms, res.stopped_because = runner.default_ms, found.stopped_because
     if found.best is not None:
         res.config, res.best_ms = dict(found.best.config), found.best.latency_ms
+    overall = db.best(wl)  # a resumed search: the interrupted run's best may be better
+    if overall is not None and (res.best_ms is None or overall.latency_ms < res.best_ms):
+        res.config, res.best_ms = overall.config_dict, overall.latency_ms
     if model is not None and opts.model is None:
         new = [{"workload": wl, "family": res.family, "target": res.target,
                 "status": r.status, "latency_ms": r.latency_ms,
