@@ -19,7 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -311,6 +311,12 @@ class _Runner:
             built = cross_compile(path, specs, [self.target.key], jobs=min(8, os.cpu_count()
                                                                            or 1))
         except Exception:  # the build step is an optimisation; the GPU run still checks
+            return {}
+        if len(built) > 1 and not any(b.get("ok") for b in built) and len(
+                {b.get("note") for b in built}) == 1:
+            # one error for every config: the toolchain cannot build here (not the
+            # configs' fault); measure without the pre-build from now on
+            self.opts = replace(self.opts, build=False)
             return {}
         out: dict[str, dict[str, Any]] = {}
         for spec, b in zip(specs, built, strict=False):
