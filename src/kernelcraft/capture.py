@@ -12,6 +12,7 @@ import contextlib
 import logging
 import math
 import traceback
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -253,7 +254,8 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
     except Exception as exc:  # noqa: BLE001 - any export failure is reported the same way
         raise InputError(f"{name}: cannot capture the program: {_where(exc)}") from exc
     try:
-        ep = ep.run_decompositions(decomposition_table())
+        with _quiet_torch():
+            ep = ep.run_decompositions(decomposition_table())
     except Exception as exc:  # noqa: BLE001
         raise InputError(f"{name}: cannot decompose the program: {_where(exc)}") from exc
     sig = ep.graph_signature
@@ -301,7 +303,10 @@ def _quiet_torch():
     logger.setLevel(logging.CRITICAL)
     sink = io.StringIO()
     try:
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
+                warnings.catch_warnings():
+            # torch's own deprecation notices about its internals are not the user's
+            warnings.simplefilter("ignore", FutureWarning)
             yield
     finally:
         logger.setLevel(old)
