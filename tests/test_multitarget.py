@@ -27,3 +27,15 @@ def test_suite_sample_builds_spill_free_on_every_target(name, tmp_path):
     for r in gen.ranked:  # a config chosen without hardware is in the dispatch table
         assert f"'{r.target}'" in text
         assert "ranked, not measured" in gen.report_path.read_text()
+
+
+def test_occupancy_from_resources():
+    from kernelcraft.build import occupancy
+    from kernelcraft.target import resolve
+
+    h200, mi300 = resolve("sm_90"), resolve("gfx942")
+    assert occupancy(h200, 128, 0, 8) == 0.25  # 16 warps of registers: 2 blocks of 8
+    assert occupancy(h200, 32, 0, 4) == 1.0  # warp slots are the limit
+    assert occupancy(h200, 32, 100 * 1024, 4) == 2 * 4 / 64  # shared memory: 2 blocks
+    assert occupancy(mi300, 156, 16384, 4) == 0.375  # 13 waves of VGPRs: 3 blocks of 4
+    assert occupancy(mi300, None, 0, 4) is None

@@ -36,6 +36,7 @@ class BuildResult:
     spills: int | None = None
     shared: int | None = None
     note: str = ""
+    occupancy: float | None = None  # resident warps / the SM's (CU's) maximum, from resources
 
 
 def _resources_cuda(compiled: Any) -> dict[str, Any]:
@@ -71,6 +72,24 @@ def _resources_hip(compiled: Any) -> dict[str, Any]:
     }
 
 
+#: Resident warps (wavefronts) per SM (CU) at most; sm_89 holds 48.
+_MAX_WARPS = {"sm_89": 48}
+
+
+def occupancy(target: Any, registers: int | None, shared: int | None,
+              num_warps: int) -> float | None:
+    """Share of the SM's (CU's) warp slots that blocks of this kernel can fill, limited by
+    registers, shared memory/LDS and warp slots (allocation granularity ignored)."""
+    if not registers:
+        return None
+    most = _MAX_WARPS.get(target.arch, 64 if target.backend == "cuda" else 32)
+    blocks = most // num_warps
+    blocks = min(blocks, target.regs_per_sm // (registers * target.warp_size) // num_warps)
+    if shared:
+        blocks = min(blocks, target.smem_per_sm // shared)
+    return round(max(0, blocks) * num_warps / most, 3)
+
+
 def compile_kernel(fn: Any, spec: dict[str, Any], target: Any) -> BuildResult:
     """Compile one kernel (a JITFunction) for one kernelcraft Target."""
     import triton
@@ -83,6 +102,8 @@ def compile_kernel(fn: Any, spec: dict[str, Any], target: Any) -> BuildResult:
     opts = {"num_warps": int(spec.get("num_warps", 4))}
     if spec.get("num_stages"):
         opts["num_stages"] = int(spec["num_stages"])
+    if target.backend == "hip":  # AMD-only launch options (waves_per_eu, MFMA shape, kpack)
+        opts.update(spec.get("options") or {})
     name = spec["name"]
     try:
         src = ASTSource(fn=fn, signature=sig, constexprs=consts)
@@ -92,8 +113,9 @@ def compile_kernel(fn: Any, spec: dict[str, Any], target: Any) -> BuildResult:
         return BuildResult(name, target.arch, False, note=(msg[-1] if msg else type(exc).__name__)
                            [:200])
     res = _resources_cuda(compiled) if target.backend == "cuda" else _resources_hip(compiled)
+    occ = occupancy(target, res.get("registers"), res.get("shared"), opts["num_warps"])
     return BuildResult(name, target.arch, True, res.get("registers"), res.get("spills"),
-                       res.get("shared"), res.get("note", ""))
+                       res.get("shared"), res.get("note", ""), occ)
 
 
 def _run(module_path: str, items: list[list[Any]]) -> list[dict]:

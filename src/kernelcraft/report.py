@@ -186,12 +186,15 @@ def generate_report(gen: Any, opts: Any) -> str:
         lines.append("")
         lines.append("## Cross-compilation")
         lines.append("")
-        lines.append("| kernel | target | ok | registers | spills | shared/LDS bytes | note |")
-        lines.append("|---|---|---|---|---|---|---|")
+        lines.append("| kernel | target | ok | registers | spills | shared/LDS bytes | "
+                     "occupancy | note |")
+        lines.append("|---|---|---|---|---|---|---|---|")
         for b in gen.builds:
+            occ = b.get("occupancy")
             lines.append(f"| {b['kernel']} | {b['target']} | {'yes' if b['ok'] else 'no'} | "
                          f"{b.get('registers', '-')} | {b.get('spills', '-')} | "
-                         f"{b.get('shared', '-')} | {b.get('note', '')} |")
+                         f"{b.get('shared', '-')} | {'-' if occ is None else f'{occ:.0%}'} | "
+                         f"{b.get('note', '')} |")
     return "\n".join(lines) + "\n"
 
 

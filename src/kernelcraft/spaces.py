@@ -16,7 +16,10 @@ from kernelcraft.codegen.common import KernelSource
 from kernelcraft.space import Boolean, Choice, Config, PowerOfTwo, Space
 from kernelcraft.target import Target
 
-__all__ = ["Boolean", "build_spec", "space_for", "tuned_key"]
+__all__ = ["AMD_OPTIONS", "Boolean", "build_spec", "space_for", "tuned_key"]
+
+#: Launch options of Triton's AMD backend that matmul configs may carry.
+AMD_OPTIONS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 
 
 def _p2(x: int) -> int:
@@ -59,9 +62,13 @@ def _matmul(k: KernelSource, t: Target) -> Space:
            "flops": 2.0 * B * M * N * K, "bytes": float(item * B * (M * K + K * N + M * N)),
            **_target_ctx(t)}
     stages = (1, 2) if t.backend == "hip" else (1, 2, 3, 4, 5)
-    knobs = (PowerOfTwo("BM", 16, 256), PowerOfTwo("BN", 16, 256), PowerOfTwo("BK", 16, 128),
-             Choice("GROUP_M", (1, 8)), Choice("num_warps", (2, 4, 8)),
-             Choice("num_stages", stages))
+    knobs: tuple[Any, ...] = (
+        PowerOfTwo("BM", 16, 256), PowerOfTwo("BN", 16, 256), PowerOfTwo("BK", 16, 128),
+        Choice("GROUP_M", (1, 8)), Choice("num_warps", (2, 4, 8)), Choice("num_stages", stages))
+    if t.backend == "hip":  # CDNA: occupancy hint and the MFMA instruction shape
+        knobs += (Choice("waves_per_eu", (0, 1, 2, 4)), Choice("matrix_instr_nonkdim", (16, 32)))
+        if t.arch != "gfx950":  # kpack is deprecated (forced to 1) from gfx950 on
+            knobs += (Choice("kpack", (1, 2)),)
 
     def fits(c: Config) -> str | None:
         if c["BM"] > max(16, _p2(M)) or c["BN"] > max(16, _p2(N)) or c["BK"] > max(16, _p2(K)):
@@ -80,6 +87,7 @@ def _matmul(k: KernelSource, t: Target) -> Space:
     pick = _kc_mm_heuristic(M, N, K, item, t.backend, t.sm_count, t.smem_per_block)
     default = dict(zip(("BM", "BN", "BK", "GROUP_M", "num_warps", "num_stages"), pick,
                        strict=True))
+    default.update(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)  # Triton's defaults
     return Space("matmul", knobs, (fits,), ctx, _default(knobs, default))
 
 
@@ -134,7 +142,7 @@ def _pointwise(k: KernelSource, t: Target) -> Space:
 
 
 def _default(knobs: tuple[Any, ...], values: dict[str, Any]) -> Config | None:
-    if any(values.get(kn.name) not in kn.values() for kn in knobs):
+    if any(values.get(kn.name) not in kn.values() for kn in knobs):  # not in this space
         return None
     return Config({kn.name: values[kn.name] for kn in knobs})
 
@@ -148,6 +156,7 @@ def build_spec(k: KernelSource, family: str, config: Config) -> dict[str, Any]:
         consts.update(BM=config["BM"], BN=config["BN"], BK=config["BK"],
                       GROUP_M=config["GROUP_M"])
         spec["num_stages"] = int(config["num_stages"])
+        spec["options"] = {k: config[k] for k in AMD_OPTIONS if k in config}
     elif family == "reduction":
         R = int(k.config["at_capture_sizes"]["R"])
         consts.update(BLOCK_K=config["BLOCK_K"], BLOCK_R=config["BLOCK_R"],

@@ -332,9 +332,13 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         "        smem = getattr(props, 'shared_memory_per_block_optin', 0) or 49152",
         f"    BM, BN, BK, GM, nw, ns = {cname}(M, N, K, {A}.element_size(), backend, sms, smem)",
         f"    t = _kc_tuned('{wname}', dev, dom + (K,))",
+        "    amd = {}",
         "    if t is not None:",
         "        BM, BN, BK, GM = t['BM'], t['BN'], t['BK'], t['GROUP_M']",
         "        nw, ns = t['num_warps'], t['num_stages']",
+        "        if backend == 'hip':",
+        "            amd = {k: t[k] for k in ('waves_per_eu', 'matrix_instr_nonkdim', 'kpack')",
+        "                   if k in t}",
     ]
     launch_kw = "BM=BM, BN=BN, BK=BK, GROUP_M=GM, "
     if fp32:
@@ -342,7 +346,7 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         launch_kw += "PREC=prec, "
     else:
         launch_kw += "UPCAST=backend == 'cpu', "
-    launch_kw += "num_warps=nw, num_stages=ns"
+    launch_kw += "num_warps=nw, num_stages=ns, **amd"
     sizes = ", ".join([sc_name[x] for x in scalars] + ["M", "N", "K"])
     w.append("    tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)")
     if batched:
