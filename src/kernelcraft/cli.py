@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("--effort", default="default", choices=["quick", "default", "full"],
                     help="tuning effort per kernel group (configs measured, wall time)")
     ge.add_argument("--budget", default=None, metavar="TIME",
-                    help="wall time per kernel group, e.g. 90s, 5m (overrides the effort's)")
+                    help="tuning wall time for the whole program, e.g. 90s, 5m")
     ge.add_argument("--strategy", default="evolutionary", choices=["evolutionary", "random"])
     ge.add_argument("--retune", action="store_true",
                     help="search even where the tuning database has a result")

@@ -39,7 +39,7 @@ Timer = Callable[[Callable[..., Any], list[list[Any]]], float]
 @dataclass
 class TuneOptions:
     effort: Any = "default"  # quick | default | full, or a search.strategy.Effort
-    budget: str | None = None  # wall time per group, e.g. "90s"
+    budget: str | None = None  # tuning wall time for the whole program, e.g. "90s"
     strategy: str = "evolutionary"  # evolutionary | random
     db_path: Path | None = None  # default: KERNELCRAFT_DB or the cache directory
     retune: bool = False  # search even where the database has a result
@@ -115,13 +115,20 @@ def tune_variant(problem: Problem, variant: Variant, module: Any, target: Target
     with torch.no_grad():
         env = run_graph(variant, ref_model, inputs, device)
     out: list[GroupTuning] = []
+    total = _total_seconds(opts)
+    start = time.monotonic()
+    todo = [(gid, k) for gid, k in variant.kernels.items()
+            if space_for(k, next(g for g in variant.plan.groups if g.id == gid).kind, target)]
     try:
-        for gid, k in list(variant.kernels.items()):
+        for i, (gid, k) in enumerate(todo):
             g = next(g for g in variant.plan.groups if g.id == gid)
             space = space_for(k, g.kind, target)
             wname = _rename(k.wrapper_name, index)
             if space is None:
                 continue
+            # the program's budget is shared by the groups still to tune
+            share = None if total is None else max(
+                1.0, (total - (time.monotonic() - start)) / (len(todo) - i))
             sig = signature(g, k, g.kind)
             wl = db.add_workload(sig, target.arch, precision, family=g.kind, versions=versions)
             res = GroupTuning(gid, g.kind, k.wrapper_name, target.arch, wl,
@@ -133,7 +140,7 @@ def tune_variant(problem: Problem, variant: Variant, module: Any, target: Target
             else:
                 runner = _Runner(module, wname, g, k, env, device, target, space, precision,
                                  opts)
-                _search(res, space, runner, db, wl, versions, model, opts)
+                _search(res, space, runner, db, wl, versions, model, opts, share)
             if res.config is not None:
                 variant.tuned[(k.wrapper_name, target.arch, res.key)] = dict(res.config)
             out.append(res)
@@ -186,11 +193,14 @@ def _model(db: Any, opts: TuneOptions) -> Any:
 
 
 def _search(res: GroupTuning, space: Space, runner: _Runner, db: Any, wl: str,
-            versions: dict[str, str], model: Any, opts: TuneOptions) -> None:
+            versions: dict[str, str], model: Any, opts: TuneOptions,
+            seconds: float | None = None) -> None:
     from kernelcraft.search.strategy import run_search
 
     t0 = time.monotonic()
     effort = _effort(opts)
+    if seconds is not None and seconds < effort.max_seconds:
+        effort = replace(effort, max_seconds=seconds)
     ranker = model if model is not None and model.trained else None
     history: list[tuple[int, float]] = []
     best_ms = [float("inf")]
@@ -233,16 +243,24 @@ def _search(res: GroupTuning, space: Space, runner: _Runner, db: Any, wl: str,
         model.update(new)
 
 
+#: Tuning wall time of a whole program under ``--effort quick`` (its promise: about a
+#: minute per problem, the rest of generate included).
+QUICK_PROGRAM_SECONDS = 40.0
+
+
 def _effort(opts: TuneOptions) -> Any:
-    from dataclasses import replace
+    """The per-group profile (the program's budget is applied by ``tune_variant``)."""
+    from kernelcraft.search.strategy import Effort, effort
 
-    from kernelcraft.search.strategy import Effort, effort, parse_budget
+    return opts.effort if isinstance(opts.effort, Effort) else effort(opts.effort)
 
-    if isinstance(opts.effort, Effort):
-        if opts.budget:
-            return replace(opts.effort, max_seconds=parse_budget(opts.budget))
-        return opts.effort
-    return effort(opts.effort, opts.budget)
+
+def _total_seconds(opts: TuneOptions) -> float | None:
+    from kernelcraft.search.strategy import parse_budget
+
+    if opts.budget:
+        return parse_budget(opts.budget)
+    return QUICK_PROGRAM_SECONDS if opts.effort == "quick" else None
 
 
 class _Runner:
