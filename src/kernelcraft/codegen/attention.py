@@ -1,0 +1,372 @@
+"""Attention template: a flash-attention forward kernel, O = softmax(Q K^T * scale + mask) V.
+
+One program computes a BLOCK_M x Dv tile of the output of one (batch, head): it keeps its
+Q rows in registers and walks K and V in BLOCK_N blocks with an online softmax (a running
+row max and row sum, the accumulator rescaled when the max grows), so the M x N score
+matrix never exists in memory and traffic is one read of Q, K and V per query block.
+
+Scores live in the log2 domain: log2(e) is folded into the scale (and into the additive
+mask), so each probability costs one ``exp2``. The KV walk has two phases: blocks that
+need no mask at all (no ragged N edge, wholly left of the causal diagonal) run without
+any compare or select; the rest (the diagonal band and the ragged last block) mask the
+invalid scores to -inf. Blocks wholly right of the diagonal are never visited, which
+halves the work of a causal square attention.
+
+Causal masking matches ``torch.nn.functional.scaled_dot_product_attention(is_causal=True)``:
+a top-left aligned lower triangle, query i sees keys j <= i, also when M != N. A row whose
+every score is -inf (an additive -inf or boolean mask) gives zeros, as torch does since it
+moved to a safe softmax; its NaN-free guard costs one select per row and block.
+
+Precision: fp32 inputs take ``tl.dot(..., input_precision=PREC)`` on both products
+("ieee" on the interpreter, the per-backend table otherwise, ``bf16x3`` by default: fp32
+accuracy on tensor cores); fp16/bf16 inputs use native dots with fp32 accumulation, P
+rounded to the input dtype before P @ V as on the GPU, and the output in the input dtype.
+Under the interpreter 16-bit dots are widened to fp32 (Triton 3.9's interpreted bf16 dot
+is wrong), after the same rounding, so the CPU tests see the GPU's numerics.
+
+Sizes and strides are runtime arguments; tiles, head-dim padding, the causal flag, the
+mask kind and the dot precision are compile-time. Self-contained on purpose (torch,
+triton, math) so that its source can be copied into an emitted module.
+"""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+_KC_ATTN_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+
+#: fp32 dot precision per backend; "bf16x3" keeps fp32-class error on tensor cores
+_KC_ATTN_DOT_PRECISION = {"cuda": "bf16x3", "hip": "bf16x3"}
+
+#: largest grid axis 1 CUDA and HIP accept; more (batch, head) pairs launch in chunks
+_KC_ATTN_MAX_GRID_Y = 65535
+
+#: the knobs an explicit ``config`` may set (the AMD ones reach the launch on hip only)
+_KC_ATTN_KNOBS = ("BLOCK_M", "BLOCK_N", "num_warps", "num_stages")
+_KC_ATTN_AMD_KNOBS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
+
+#: head dims above this would need a loop over D; no model in practice uses one
+_KC_ATTN_MAX_D = 256
+
+#: mask kinds (MASK_KIND constexpr)
+_KC_NO_MASK, _KC_ADD_MASK, _KC_BOOL_MASK = 0, 1, 2
+
+
+@triton.jit
+def _kc_attention_block(acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
+                        start, end, qk_scale, N, D, DV,
+                        s_kn, s_kd, s_vn, s_vd, s_mm, s_mn,
+                        BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_DV: tl.constexpr,
+                        CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr, EDGE: tl.constexpr,
+                        PREC: tl.constexpr, UPCAST: tl.constexpr):
+    """Fold KV blocks [start, end) into the running (acc, l_i, m_i).
+
+    EDGE: these blocks may hold invalid scores (past N, or right of the causal diagonal),
+    which are masked to -inf; without it no compare or select is paid. Rows past M were
+    clamped by the caller to real rows, so every load here is in bounds by construction.
+    """
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, BLOCK_D)
+    offs_dv = tl.arange(0, BLOCK_DV)
+    d_ok = offs_d < D
+    dv_ok = offs_dv < DV
+    for start_n in range(start, end, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        cols = start_n + offs_n
+        cn = cols.to(tl.int64)
+        # K^T tile [BLOCK_D, BLOCK_N] and V tile [BLOCK_N, BLOCK_DV], read through strides
+        kt_ptrs = K + kv_base_k + cn[None, :] * s_kn + offs_d[:, None] * s_kd
+        v_ptrs = V + kv_base_v + cn[:, None] * s_vn + offs_dv[None, :] * s_vd
+        if EDGE:
+            n_ok = cols < N
+            kt = tl.load(kt_ptrs, mask=d_ok[:, None] & n_ok[None, :], other=0.0)
+            v = tl.load(v_ptrs, mask=n_ok[:, None] & dv_ok[None, :], other=0.0)
+        else:
+            kt = tl.load(kt_ptrs, mask=d_ok[:, None], other=0.0)
+            v = tl.load(v_ptrs, mask=dv_ok[None, :], other=0.0)
+        if q.dtype == tl.float32:
+            qk = tl.dot(q, kt, input_precision=PREC)
+        elif UPCAST:
+            qk = tl.dot(q.to(tl.float32), kt.to(tl.float32), input_precision="ieee")
+        else:
+            qk = tl.dot(q, kt)
+        s = qk * qk_scale
+        if MASK_KIND != 0:
+            mk_ptrs = Mask + mask_base + cn[None, :] * s_mn
+            if EDGE:
+                mk = tl.load(mk_ptrs, mask=(cols < N)[None, :], other=0)
+            else:
+                mk = tl.load(mk_ptrs)
+            if MASK_KIND == 1:
+                s = s + mk.to(tl.float32) * 1.4426950408889634  # log2(e)
+            else:
+                s = tl.where(mk != 0, s, float("-inf"))
+        if EDGE:
+            ok = (cols < N)[None, :]
+            if CAUSAL:
+                ok = ok & (cols[None, :] <= offs_m[:, None])
+            s = tl.where(ok, s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        # a row with no finite score yet: subtract 0, so exp2 gives 0 rather than NaN
+        m_ref = tl.where(m_new == float("-inf"), 0.0, m_new)
+        alpha = tl.math.exp2(m_i - m_ref)
+        p = tl.math.exp2(s - m_ref[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        if v.dtype == tl.float32:
+            acc = tl.dot(p, v, acc=acc, input_precision=PREC)
+        elif UPCAST:
+            p16 = p.to(v.dtype).to(tl.float32)
+            acc = tl.dot(p16, v.to(tl.float32), acc=acc, input_precision="ieee")
+        else:
+            acc = tl.dot(p.to(v.dtype), v, acc=acc)
+        m_i = m_new
+    return acc, l_i, m_i
+
+
+@triton.jit
+def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
+                      s_qb, s_qh, s_qm, s_qd, s_kb, s_kh, s_kn, s_kd,
+                      s_vb, s_vh, s_vn, s_vd, s_mb, s_mh, s_mm, s_mn,
+                      s_ob, s_oh, s_om, s_od,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
+                      BLOCK_DV: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
+                      PREC: tl.constexpr, UPCAST: tl.constexpr):
+    """One BLOCK_M query tile of one (batch, head); grid (cdiv(M, BLOCK_M), B * H).
+
+    ``qk_scale`` is scale * log2(e). ``Mask`` is read at [b, h, m, n] through its strides
+    (0 on broadcast dims); MASK_KIND 0 ignores it, 1 adds it, 2 keeps scores where it is
+    nonzero.
+    """
+    pid_m = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    b = (pid_bh // H).to(tl.int64)
+    h = (pid_bh % H).to(tl.int64)
+    row0 = pid_m * BLOCK_M
+    offs_m = row0 + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, BLOCK_D)
+    offs_dv = tl.arange(0, BLOCK_DV)
+    # rows past the edge read row (i mod M): in bounds everywhere, never stored
+    rm = (offs_m % M).to(tl.int64)
+    q_ptrs = Q + b * s_qb + h * s_qh + rm[:, None] * s_qm + offs_d[None, :] * s_qd
+    q = tl.load(q_ptrs, mask=(offs_d < D)[None, :], other=0.0)
+    kv_base_k = b * s_kb + h * s_kh
+    kv_base_v = b * s_vb + h * s_vh
+    mask_base = b * s_mb + h * s_mh + rm[:, None] * s_mm
+
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_DV), dtype=tl.float32)
+    n_even = (N // BLOCK_N) * BLOCK_N
+    if CAUSAL:
+        # keys right of the tile's last row are masked for every row: never visited
+        hi = tl.minimum(N, row0 + BLOCK_M)
+        # blocks whose last key is <= the tile's first row need no causal mask
+        free = tl.minimum(((row0 + 1) // BLOCK_N) * BLOCK_N, n_even)
+    else:
+        hi = N
+        free = n_even
+    acc, l_i, m_i = _kc_attention_block(
+        acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
+        0, free, qk_scale, N, D, DV, s_kn, s_kd, s_vn, s_vd, s_mm, s_mn,
+        BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, False, PREC, UPCAST)
+    acc, l_i, m_i = _kc_attention_block(
+        acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
+        free, hi, qk_scale, N, D, DV, s_kn, s_kd, s_vn, s_vd, s_mm, s_mn,
+        BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, True, PREC, UPCAST)
+    # a row with every score masked has l_i == 0 and acc == 0: it stores zeros, like torch
+    l_safe = tl.where(l_i == 0.0, 1.0, l_i)
+    o = acc / l_safe[:, None]
+    om = offs_m.to(tl.int64)
+    o_ptrs = Out + b * s_ob + h * s_oh + om[:, None] * s_om + offs_dv[None, :] * s_od
+    tl.store(o_ptrs, o.to(Out.dtype.element_ty),
+             mask=(offs_m < M)[:, None] & (offs_dv < DV)[None, :])
+
+
+def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
+                         smem: int | None = None) -> tuple[int, int, int, int]:
+    """Launch config (BLOCK_M, BLOCK_N, num_warps, num_stages) for an M x N x D attention.
+
+    cpu (Triton's interpreter): its cost is per program and per KV step, not per element,
+    so tiles grow with the sizes up to 64 (4x faster than 16 x 16 at 256 x 256).
+    cuda: 128 x 64 for D <= 64, 64 x 64 above (the Q and accumulator tiles grow with D),
+    8 warps for the widest tiles; 3 stages, 2 for fp32 (its bf16x3 stages hold more than
+    their tiles: 3 overflow sm_80 at D = 64) or D > 128. hip: 64 x 64, one stage, 4 warps;
+    32 x 32 for fp32 with D > 64 and 64 x 32 with 8 warps for D > 128, the largest tiles
+    that did not spill on gfx942 (cross-compiled). Stages, then BLOCK_N, are cut until the
+    K/V stages and Q fit ``smem`` bytes of shared memory / LDS (default 160 KiB on cuda,
+    64 KiB on hip). Short query or key lengths shrink their tile (decode: M = 1 takes 16
+    rows, not 128).
+    """
+
+    def fit(x: int, lo: int, hi: int) -> int:
+        v = lo
+        while v < x and v < hi:
+            v *= 2
+        return v
+
+    bd = fit(D, 16, 1 << 30)
+    if backend == "cpu":
+        return fit(M, 16, 64), fit(N, 16, 64), 4, 1
+    if backend == "hip":
+        if itemsize == 4 and bd > 64:
+            bm, bn, warps = 32, 32, 4
+        elif bd > 128:
+            bm, bn, warps = 64, 32, 8
+        else:
+            bm, bn, warps = 64, 64, 4
+        stages, q_tiles = 1, 0  # Q stays in registers
+        smem = smem or 64 * 1024
+    else:
+        bm, bn = (128, 64) if bd <= 64 else (64, 64)
+        warps = 8 if bm * bd * itemsize >= 64 * 128 * 4 else 4
+        # fp32 (bf16x3) stages hold more than their K/V tiles: 3 overflow sm_80 at D = 64
+        stages, q_tiles = (3 if bd <= 128 and itemsize < 4 else 2), 1
+        smem = smem or 160 * 1024
+    bm, bn = fit(M, 16, bm), fit(N, 16, bn)
+
+    def used(stages: int, bn: int) -> int:  # K and V per stage, Q (and a staging copy)
+        return (stages * 2 * bn + q_tiles * bm) * bd * itemsize
+
+    while stages > 1 and used(stages, bn) > smem:
+        stages -= 1
+    while bn > 16 and used(stages, bn) > smem:
+        bn //= 2
+    return bm, bn, warps, stages
+
+
+def _kc_attention_device(dev: torch.device) -> tuple[str, int | None]:
+    """(backend, shared memory per block in bytes or None) of a tensor's device."""
+    if dev.type == "cpu":
+        return "cpu", None
+    props = torch.cuda.get_device_properties(dev)
+    smem = getattr(props, "shared_memory_per_block_optin", 0) or None
+    return ("hip" if getattr(torch.version, "hip", None) else "cuda"), smem
+
+
+def _kc_pow2(x: object) -> bool:
+    return isinstance(x, int) and x > 0 and x & (x - 1) == 0
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float | None = None,
+              causal: bool = False, attn_mask: torch.Tensor | None = None,
+              precision_table: dict[str, str] | None = None,
+              config: dict[str, int] | None = None) -> torch.Tensor:
+    """softmax(q @ k^T * scale + mask) @ v for q [B, H, M, D], k [B, H, N, D], v [B, H, N, Dv].
+
+    Same semantics as ``torch.nn.functional.scaled_dot_product_attention``: ``scale``
+    defaults to 1/sqrt(D); ``causal`` is its top-left aligned ``is_causal`` mask;
+    ``attn_mask`` broadcastable to [B, H, M, N] is added when floating and keeps the
+    scores where True when boolean. Unlike torch, ``causal`` and ``attn_mask`` may be
+    combined (both apply). Inputs may have any strides; the result is a contiguous
+    [B, H, M, Dv] tensor of q's dtype.
+
+    ``precision_table`` maps a backend ("cuda", "hip") to the ``input_precision`` of fp32
+    dots (default bf16x3: strict fp32 accuracy; "tf32" only when asked); the interpreter
+    always uses "ieee". ``config`` overrides the heuristic's knobs (BLOCK_M, BLOCK_N,
+    num_warps, num_stages; on hip also waves_per_eu, matrix_instr_nonkdim, kpack).
+    """
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise ValueError(f"attention: {name} must be a tensor, got {type(t).__name__}")
+        if t.dim() != 4:
+            raise ValueError(f"attention: {name} must be 4-D [B, H, S, D], got shape "
+                             f"{tuple(t.shape)}")
+    if q.dtype not in _KC_ATTN_FLOATS:
+        raise ValueError(f"attention: dtype {q.dtype} not supported (float32, float16, "
+                         "bfloat16)")
+    if k.dtype != q.dtype or v.dtype != q.dtype:
+        raise ValueError(f"attention: q, k, v dtypes differ: {q.dtype}, {k.dtype}, {v.dtype}")
+    if k.device != q.device or v.device != q.device:
+        raise ValueError(f"attention: q, k, v on different devices: {q.device}, {k.device}, "
+                         f"{v.device}")
+    B, H, M, D = q.shape
+    N, DV = k.shape[2], v.shape[3]
+    if tuple(k.shape[:2]) != (B, H) or tuple(v.shape[:2]) != (B, H):
+        raise ValueError(f"attention: batch/head dims differ: q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if k.shape[3] != D:
+        raise ValueError(f"attention: q and k head dims differ: q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}")
+    if v.shape[2] != N:
+        raise ValueError(f"attention: k and v lengths differ: k {tuple(k.shape)}, "
+                         f"v {tuple(v.shape)}")
+    for name, d in (("q/k", D), ("v", DV)):
+        if not 1 <= d <= _KC_ATTN_MAX_D:
+            raise ValueError(f"attention: {name} head dim {d} outside 1..{_KC_ATTN_MAX_D}")
+    mask_kind = _KC_NO_MASK
+    mask = q  # a placeholder pointer, never read when MASK_KIND == 0
+    ms = (0, 0, 0, 0)
+    if attn_mask is not None:
+        if not isinstance(attn_mask, torch.Tensor):
+            raise ValueError(f"attention: attn_mask must be a tensor, got "
+                             f"{type(attn_mask).__name__}")
+        if attn_mask.dtype == torch.bool:
+            mask_kind, mask = _KC_BOOL_MASK, attn_mask.view(torch.uint8)
+        elif attn_mask.dtype.is_floating_point:
+            mask_kind, mask = _KC_ADD_MASK, attn_mask
+        else:
+            raise ValueError(f"attention: attn_mask must be bool or floating, got "
+                             f"{attn_mask.dtype}")
+        if attn_mask.device != q.device:
+            raise ValueError(f"attention: attn_mask on {attn_mask.device}, q on {q.device}")
+        if attn_mask.dim() > 4:
+            raise ValueError(f"attention: attn_mask of shape {tuple(attn_mask.shape)} has "
+                             "more than 4 dims")
+        try:
+            mask = mask.expand(B, H, M, N)
+        except RuntimeError:
+            raise ValueError(f"attention: attn_mask of shape {tuple(attn_mask.shape)} does "
+                             f"not broadcast to [B, H, M, N] = {[B, H, M, N]}") from None
+        ms = mask.stride()
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    backend, smem = _kc_attention_device(q.device)
+    bm, bn, nw, ns = _kc_attention_config(M, N, D, q.element_size(), backend, smem)
+    extra: dict[str, int] = {}
+    if config is not None:
+        unknown = set(config) - set(_KC_ATTN_KNOBS) - set(_KC_ATTN_AMD_KNOBS)
+        if unknown:
+            raise ValueError(f"attention: unknown config keys {sorted(unknown)}; known: "
+                             f"{list(_KC_ATTN_KNOBS + _KC_ATTN_AMD_KNOBS)}")
+        bm, bn = config.get("BLOCK_M", bm), config.get("BLOCK_N", bn)
+        nw, ns = config.get("num_warps", nw), config.get("num_stages", ns)
+        for name, x in (("BLOCK_M", bm), ("BLOCK_N", bn)):
+            if not _kc_pow2(x) or x < 16:
+                raise ValueError(f"attention: config {name}={x!r} must be a power of two "
+                                 ">= 16")
+        if not _kc_pow2(nw):
+            raise ValueError(f"attention: config num_warps={nw!r} must be a power of two")
+        if not isinstance(ns, int) or ns < 1:
+            raise ValueError(f"attention: config num_stages={ns!r} must be a positive int")
+        if backend == "hip":
+            extra = {kk: config[kk] for kk in _KC_ATTN_AMD_KNOBS if kk in config}
+
+    out = torch.empty((B, H, M, DV), device=q.device, dtype=q.dtype)
+    if out.numel() == 0:
+        return out
+    if N == 0:
+        return out.zero_()  # an empty softmax: torch returns zeros too
+    if q.dtype == torch.float32:
+        prec = ("ieee" if backend == "cpu"
+                else (precision_table or _KC_ATTN_DOT_PRECISION).get(backend, "ieee"))
+    else:
+        prec = "ieee"  # unused: 16-bit dots are native
+    bd = max(16, triton.next_power_of_2(D))
+    bdv = max(16, triton.next_power_of_2(DV))
+    qk_scale = float(scale) * 1.4426950408889634
+    step = max(1, _KC_ATTN_MAX_GRID_Y // H)
+    for b0 in range(0, B, step):
+        b1 = min(B, b0 + step)
+        views = (q[b0:b1], k[b0:b1], v[b0:b1], mask[b0:b1] if mask_kind else mask,
+                 out[b0:b1])
+        grid = (triton.cdiv(M, bm), (b1 - b0) * H)
+        _kc_attention_fwd[grid](
+            *views, qk_scale, H, M, N, D, DV,
+            *q.stride(), *k.stride(), *v.stride(), *ms, *out.stride(),
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=bd, BLOCK_DV=bdv, CAUSAL=bool(causal),
+            MASK_KIND=mask_kind, PREC=prec, UPCAST=backend == "cpu",
+            num_warps=nw, num_stages=ns, **extra)
+    return out

@@ -1,0 +1,373 @@
+"""The flash-attention forward kernel: correct against float64 under the interpreter, strict
+fp32 within a small factor of PyTorch's own error, and buildable for sm_90 and gfx942.
+
+Kernels run under Triton's interpreter, which must be on before ``triton`` is imported and
+while kernels launch. Setting TRITON_INTERPRET in this process would turn other modules'
+kernels into uncompilable interpreted functions, so the kernel tests run in a subprocess
+(``test_kernels_under_the_interpreter`` reruns this file with TRITON_INTERPRET=1); run
+``TRITON_INTERPRET=1 pytest tests/test_attention.py`` to see them one by one. Checks that
+launch nothing (validation, configs, cross-compiles) run in this process.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from kernelcraft.codegen import attention as attn
+
+INTERPRET = os.environ.get("TRITON_INTERPRET", "0").lower() not in ("", "0", "false", "off")
+ROOT = Path(__file__).resolve().parents[1]
+
+interpreted = pytest.mark.skipif(
+    not INTERPRET, reason="runs in the TRITON_INTERPRET=1 subprocess of "
+    "test_kernels_under_the_interpreter")
+
+
+@pytest.mark.skipif(INTERPRET, reason="this is the interpreted run")
+def test_kernels_under_the_interpreter() -> None:
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        __file__], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=600)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-12000:]
+    assert re.search(r"\d+ passed", out), out[-4000:]
+
+
+# ---- helpers
+
+
+def _rel(x: torch.Tensor, ref: torch.Tensor) -> float:
+    x, ref = x.double(), ref.double()
+    return ((x - ref).norm() / ref.norm().clamp_min(1e-300)).item()
+
+
+def _qkv(B: int, H: int, M: int, N: int, D: int, Dv: int, layout: str, dtype: torch.dtype,
+         gen: torch.Generator, amp: float = 1.0) -> tuple[torch.Tensor, ...]:
+    """q [B, H, M, D], k [B, H, N, D], v [B, H, N, Dv] in the layout models hand over."""
+
+    def rnd(*shape: int) -> torch.Tensor:
+        return (torch.randn(*shape, generator=gen) * amp).to(dtype)
+
+    if layout == "contiguous":
+        return rnd(B, H, M, D), rnd(B, H, N, D), rnd(B, H, N, Dv)
+    if layout == "bshd":  # [B, S, H, D] transposed: head stride D, sequence stride H * D
+        return (rnd(B, M, H, D).transpose(1, 2), rnd(B, N, H, D).transpose(1, 2),
+                rnd(B, N, H, Dv).transpose(1, 2))
+    if layout == "packed":  # one fused QKV projection [B, S, 3, H, D], sliced
+        assert M == N and D == Dv
+        qkv = rnd(B, M, 3, H, D)
+        return tuple(qkv[:, :, i].transpose(1, 2) for i in range(3))
+    raise AssertionError(layout)
+
+
+def _mask(kind: str | None, B: int, H: int, M: int, N: int, dtype: torch.dtype,
+          gen: torch.Generator) -> torch.Tensor | None:
+    if kind is None:
+        return None
+    shape = {"b1mn": (B, 1, M, N), "mn": (M, N), "1hmn": (1, H, M, N)}[kind.split(":")[-1]]
+    if kind.startswith("bool:"):
+        return torch.rand(*shape, generator=gen) < 0.7
+    m = torch.randn(*shape, generator=gen) * 2
+    m[torch.rand(*shape, generator=gen) < 0.1] = float("-inf")  # scattered, never whole rows
+    return m.to(dtype)
+
+
+def _reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+               mask: torch.Tensor | None, scale: float | None,
+               dtype: torch.dtype) -> torch.Tensor:
+    """torch's SDPA with every operand in ``dtype``; causal + mask combined by hand."""
+    if causal and mask is not None:
+        M, N = q.shape[2], k.shape[2]
+        tril = torch.ones(M, N, dtype=torch.bool).tril()
+        if mask.dtype == torch.bool:
+            mask = mask & tril
+        else:
+            mask = mask.double().masked_fill(~tril, float("-inf"))
+        causal = False
+    if mask is not None and mask.dtype != torch.bool:
+        mask = mask.to(dtype)
+    return F.scaled_dot_product_attention(q.to(dtype), k.to(dtype), v.to(dtype),
+                                          attn_mask=mask, is_causal=causal, scale=scale)
+
+
+# ---- strict fp32 against float64
+
+#: id: (B, H, M, N, D, Dv or None, causal, layout, scale, mask, amplitude)
+FP32_CASES: dict[str, tuple[Any, ...]] = {
+    "square": (1, 2, 64, 64, 64, None, False, "contiguous", None, None, 1.0),
+    "causal_ragged_d80": (2, 2, 100, 100, 80, None, True, "bshd", None, None, 1.0),
+    "causal_m_lt_n": (1, 2, 17, 100, 32, None, True, "bshd", None, None, 1.0),
+    "causal_m_gt_n": (2, 2, 100, 17, 16, None, True, "contiguous", None, None, 1.0),
+    "causal_packed_qkv": (1, 2, 64, 64, 32, None, True, "packed", None, None, 1.0),
+    "decode_m1": (2, 2, 1, 100, 64, None, False, "bshd", None, None, 1.0),
+    "single_key": (1, 2, 17, 1, 16, None, True, "contiguous", None, None, 1.0),
+    "custom_scale_peaky": (1, 2, 64, 17, 32, None, False, "bshd", 0.7, None, 2.0),
+    "mask_broadcast_heads": (2, 2, 64, 100, 32, None, False, "bshd", None, "b1mn", 1.0),
+    "mask_2d_and_causal": (1, 2, 100, 64, 16, None, True, "contiguous", None, "mn", 1.0),
+    "bool_mask": (2, 2, 17, 64, 32, None, False, "bshd", None, "bool:1hmn", 1.0),
+    "value_dim_differs": (1, 2, 64, 100, 32, 16, False, "contiguous", None, None, 1.0),
+}
+
+
+@interpreted
+@pytest.mark.parametrize("case", list(FP32_CASES))
+def test_fp32_within_torchs_own_error(case: str) -> None:
+    B, H, M, N, D, Dv, causal, layout, scale, mkind, amp = FP32_CASES[case]
+    gen = torch.Generator().manual_seed(list(FP32_CASES).index(case))
+    q, k, v = _qkv(B, H, M, N, D, Dv or D, layout, torch.float32, gen, amp)
+    mask = _mask(mkind, B, H, M, N, torch.float32, gen)
+    out = attn.attention(q, k, v, scale=scale, causal=causal, attn_mask=mask)
+    ref64 = _reference(q, k, v, causal, mask, scale, torch.float64)
+    ref32 = _reference(q, k, v, causal, mask, scale, torch.float32)
+    assert out.shape == (B, H, M, Dv or D) and out.dtype == torch.float32
+    assert out.is_contiguous()
+    err, err_torch = _rel(out, ref64), _rel(ref32, ref64)
+    assert err <= max(32 * err_torch, 2e-5), (err, err_torch)
+
+
+@interpreted
+@pytest.mark.parametrize("kind", ["additive", "bool"])
+def test_fully_masked_rows_match_torch(kind: str) -> None:
+    """A row with no visible key: torch 2.5+ (safe softmax) gives zeros, never NaN."""
+    gen = torch.Generator().manual_seed(1)
+    B, H, M, N, D = 2, 2, 17, 40, 16
+    q, k, v = _qkv(B, H, M, N, D, D, "bshd", torch.float32, gen)
+    dead = [0, 5, 16]
+    if kind == "additive":
+        mask = torch.randn(B, 1, M, N, generator=gen)
+        mask[:, :, dead] = float("-inf")
+    else:
+        mask = torch.rand(B, 1, M, N, generator=gen) < 0.5
+        mask[:, :, dead] = False
+    out = attn.attention(q, k, v, attn_mask=mask)
+    ref32 = _reference(q, k, v, False, mask, None, torch.float32)
+    ref64 = _reference(q, k, v, False, mask, None, torch.float64)
+    assert torch.equal(out.isnan(), ref32.isnan())
+    assert torch.equal(out[:, :, dead] == 0, ref32[:, :, dead] == 0)
+    torch.testing.assert_close(out, ref32, equal_nan=True, rtol=1e-4, atol=1e-5)
+    live = [i for i in range(M) if i not in dead]
+    assert _rel(out[:, :, live], ref64[:, :, live]) < 2e-5
+
+
+# ---- half precision
+
+#: id: (B, H, M, N, D, causal, layout, mask)
+HALF_CASES: dict[str, tuple[Any, ...]] = {
+    "causal_ragged_d80": (2, 2, 100, 100, 80, True, "bshd", None),
+    "mask_m_ne_n": (1, 2, 17, 64, 64, False, "contiguous", "b1mn"),
+}
+
+
+@interpreted
+@pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-3), (torch.bfloat16, 1e-2)],
+                         ids=["fp16", "bf16"])
+@pytest.mark.parametrize("case", list(HALF_CASES))
+def test_half_precision(case: str, dtype: torch.dtype, tol: float) -> None:
+    B, H, M, N, D, causal, layout, mkind = HALF_CASES[case]
+    gen = torch.Generator().manual_seed(7)
+    q, k, v = _qkv(B, H, M, N, D, D, layout, dtype, gen)
+    mask = _mask(mkind, B, H, M, N, dtype, gen)
+    out = attn.attention(q, k, v, causal=causal, attn_mask=mask)
+    assert out.dtype == dtype and out.shape == (B, H, M, D)
+    ref64 = _reference(q, k, v, causal, mask, None, torch.float64)
+    assert _rel(out, ref64) < tol
+
+
+# ---- configs and launches
+
+
+class _Spy:
+    """Stands in for the kernel: records each launch, then runs it unless ``dry``."""
+
+    def __init__(self, kernel: Any, dry: bool = False) -> None:
+        self.kernel, self.dry, self.launches = kernel, dry, []
+
+    def __getitem__(self, grid: Any) -> Any:
+        def launch(*args: Any, **kw: Any) -> None:
+            self.launches.append((grid, args, kw))
+            if not self.dry:
+                self.kernel[grid](*args, **kw)
+
+        return launch
+
+
+@interpreted
+def test_explicit_config_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = _Spy(attn._kc_attention_fwd)
+    monkeypatch.setattr(attn, "_kc_attention_fwd", spy)
+    gen = torch.Generator().manual_seed(3)
+    q, k, v = _qkv(2, 2, 100, 100, 32, 32, "bshd", torch.float32, gen)
+    outs = []
+    for bm, bn in [(16, 16), (64, 32)]:
+        cfg = {"BLOCK_M": bm, "BLOCK_N": bn, "num_warps": 2, "num_stages": 1}
+        outs.append(attn.attention(q, k, v, causal=True, config=cfg))
+        grid, _, kw = spy.launches[-1]
+        assert grid == (math.ceil(100 / bm), 4)
+        assert (kw["BLOCK_M"], kw["BLOCK_N"], kw["num_warps"]) == (bm, bn, 2)
+    ref64 = _reference(q, k, v, True, None, None, torch.float64)
+    assert _rel(outs[0], outs[1]) < 1e-6
+    assert _rel(outs[1], ref64) < 2e-5
+
+
+@interpreted
+def test_many_heads_launch_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """B * H past the grid's axis-1 limit: launched batch chunk by batch chunk."""
+    spy = _Spy(attn._kc_attention_fwd)
+    monkeypatch.setattr(attn, "_kc_attention_fwd", spy)
+    monkeypatch.setattr(attn, "_KC_ATTN_MAX_GRID_Y", 4)  # 2 batches of 2 heads a launch
+    gen = torch.Generator().manual_seed(4)
+    q, k, v = _qkv(3, 2, 17, 33, 16, 16, "bshd", torch.float32, gen)
+    mask = _mask("b1mn", 3, 2, 17, 33, torch.float32, gen)
+    out = attn.attention(q, k, v, attn_mask=mask)
+    assert [g for g, _, _ in spy.launches] == [(1, 4), (1, 2)]
+    assert _rel(out, _reference(q, k, v, False, mask, None, torch.float64)) < 2e-5
+
+
+def test_precision_table_and_knobs_reach_the_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = _Spy(None, dry=True)
+    monkeypatch.setattr(attn, "_kc_attention_fwd", spy)
+    q = torch.randn(1, 2, 8, 16)
+
+    def launch(backend: str, x: torch.Tensor = q, **kw: Any) -> dict[str, Any]:
+        monkeypatch.setattr(attn, "_kc_attention_device", lambda dev: (backend, None))
+        attn.attention(x, x, x, **kw)
+        return spy.launches[-1][2]
+
+    assert launch("cpu")["PREC"] == "ieee" and launch("cpu")["UPCAST"]
+    assert launch("cuda")["PREC"] == "bf16x3" and not launch("cuda")["UPCAST"]
+    assert launch("hip")["PREC"] == "bf16x3"
+    assert launch("cuda", precision_table={"cuda": "tf32"})["PREC"] == "tf32"
+    assert not launch("cuda", q.half())["UPCAST"]
+    amd = {"BLOCK_M": 32, "waves_per_eu": 2, "kpack": 2}
+    kw = launch("hip", config=amd)
+    assert (kw["BLOCK_M"], kw["waves_per_eu"], kw["kpack"]) == (32, 2, 2)
+    assert "waves_per_eu" not in launch("cuda", config=amd)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda", "hip"])
+@pytest.mark.parametrize("itemsize", [2, 4])
+def test_heuristic_configs(backend: str, itemsize: int) -> None:
+    for M, N, D in [(1, 4096, 64), (4096, 4096, 64), (4096, 4096, 128), (2048, 17, 256),
+                    (100, 100, 80)]:
+        bm, bn, nw, ns = attn._kc_attention_config(M, N, D, itemsize, backend)
+        for x in (bm, bn, nw):
+            assert x & (x - 1) == 0, (M, N, D, bm, bn, nw)
+        assert bm >= 16 and bn >= 16 and ns >= 1
+        assert bm <= max(16, 2 ** math.ceil(math.log2(M)))  # short M: a short tile
+        if backend == "cpu":
+            assert bm <= 64 and bn <= 64
+        bd = max(16, 2 ** math.ceil(math.log2(D)))
+        if backend == "cuda":
+            assert (ns * 2 * bn + bm) * bd * itemsize <= 160 * 1024
+    assert attn._kc_attention_config(4096, 4096, 64, 2, "cuda")[:2] == (128, 64)
+    assert attn._kc_attention_config(4096, 4096, 128, 2, "cuda")[:2] == (64, 64)
+    assert attn._kc_attention_config(4096, 4096, 64, 2, "hip")[:2] == (64, 64)
+
+
+def test_empty_sizes_match_torch() -> None:
+    q, k = torch.randn(2, 2, 0, 16), torch.randn(2, 2, 5, 16)
+    assert attn.attention(q, k, k).shape == (2, 2, 0, 16)
+    q, k = torch.randn(2, 2, 5, 16), torch.randn(2, 2, 0, 16)
+    out = attn.attention(q, k, k)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, k))
+
+
+def _t(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.zeros(*shape, dtype=dtype)
+
+
+BAD: dict[str, tuple[tuple[Any, ...], dict[str, Any], str]] = {
+    "q_3d": ((_t(2, 8, 16), _t(1, 2, 8, 16), _t(1, 2, 8, 16)), {}, r"q must be 4-D"),
+    "head_dims": ((_t(1, 2, 8, 16), _t(1, 2, 8, 32), _t(1, 2, 8, 16)), {},
+                  r"q and k head dims differ"),
+    "kv_lengths": ((_t(1, 2, 8, 16), _t(1, 2, 8, 16), _t(1, 2, 9, 16)), {},
+                   r"k and v lengths differ"),
+    "heads": ((_t(1, 2, 8, 16), _t(1, 4, 8, 16), _t(1, 4, 8, 16)), {},
+              r"batch/head dims differ"),
+    "dtypes": ((_t(1, 2, 8, 16), _t(1, 2, 8, 16, dtype=torch.float16), _t(1, 2, 8, 16)), {},
+               r"dtypes differ"),
+    "int_dtype": ((_t(1, 2, 8, 16, dtype=torch.int32),) * 3, {}, r"not supported"),
+    "head_dim_too_big": ((_t(1, 1, 8, 300),) * 3, {}, r"head dim 300 outside 1\.\.256"),
+    "mask_shape": ((_t(1, 2, 8, 16),) * 3, {"attn_mask": _t(3, 8, 8)},
+                   r"does not broadcast to \[B, H, M, N\]"),
+    "mask_dtype": ((_t(1, 2, 8, 16),) * 3, {"attn_mask": _t(8, 8, dtype=torch.int64)},
+                   r"bool or floating"),
+    "block_not_pow2": ((_t(1, 2, 8, 16),) * 3, {"config": {"BLOCK_M": 24}},
+                       r"BLOCK_M=24 must be a power of two"),
+    "unknown_knob": ((_t(1, 2, 8, 16),) * 3, {"config": {"BK": 32}},
+                     r"unknown config keys \['BK'\]"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_inputs_raise_clear_errors(case: str) -> None:
+    args, kw, match = BAD[case]
+    with pytest.raises(ValueError, match=match):
+        attn.attention(*args, **kw)
+
+
+# ---- cross-compiles (no GPU needed)
+
+
+@pytest.mark.skipif(INTERPRET, reason="@triton.jit functions are not compilable under "
+                    "TRITON_INTERPRET=1")
+@pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
+def test_cross_compiles(arch: str, dtype: torch.dtype, tmp_path: Path,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The heuristic's config at a large size builds without spills, fp32 as bf16x3."""
+    import triton
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.compiler import BaseBackend
+
+    from kernelcraft.target import resolve
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
+    target = resolve(arch)
+    kernel, spy = attn._kc_attention_fwd, _Spy(None, dry=True)
+    monkeypatch.setattr(attn, "_kc_attention_fwd", spy)
+    monkeypatch.setattr(attn, "_kc_attention_device",
+                        lambda dev: (target.backend, target.smem_per_block))
+    gen = torch.Generator().manual_seed(5)
+    q, k, v = _qkv(1, 2, 1024, 1024, 64, 64, "bshd", dtype, gen)
+    attn.attention(q, k, v, causal=True, attn_mask=_mask("b1mn", 1, 2, 1024, 1024, dtype, gen))
+    (_, args, kw), = spy.launches
+    sig: dict[str, str] = {}
+    consts: dict[str, Any] = {}
+    attrs: dict[tuple[int, ...], Any] = {}
+    for i, (name, value) in enumerate(zip(kernel.arg_names, args, strict=False)):
+        ty, attr = native_specialize_impl(BaseBackend, value, False, True, True)  # as launched
+        sig[name] = ty
+        if ty == "constexpr":
+            consts[name] = attr
+        elif attr:
+            attrs[(i,)] = BaseBackend.parse_attr(attr)
+    for name in kernel.arg_names[len(args):]:
+        sig[name], consts[name] = "constexpr", kw[name]
+    assert consts["PREC"] == ("bf16x3" if dtype == torch.float32 else "ieee")
+    src = triton.compiler.ASTSource(fn=kernel, signature=sig, constexprs=consts, attrs=attrs)
+    compiled = triton.compile(src, target=target.gpu_target(),
+                              options={"num_warps": kw["num_warps"],
+                                       "num_stages": kw["num_stages"]})
+    assert compiled.metadata.shared <= target.smem_per_block
+    if target.backend == "cuda":
+        ptx = compiled.asm["ptx"]
+        assert re.search(r"wgmma\.mma_async\S*bf16", ptx)  # fp32 as bf16x3 on tensor cores
+        assert "ld.local" not in ptx and "st.local" not in ptx  # no spills
+    else:
+        gcn = compiled.asm["amdgcn"]
+        assert "mfma" in gcn
+        spills = re.findall(r"\.(?:s|v)gpr_spill_count:\s+(\d+)", gcn)
+        assert spills and all(int(s) == 0 for s in spills), spills
