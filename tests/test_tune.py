@@ -8,6 +8,7 @@ import time
 
 from kernelcraft.db import Database
 from kernelcraft.generate import GenerateOptions, generate
+from kernelcraft.search.strategy import Effort
 from kernelcraft.space import Config
 from kernelcraft.spaces import space_for
 from kernelcraft.target import resolve
@@ -44,8 +45,13 @@ def make_timer(calls: list, crash_block: int | None = None):
     return timer
 
 
+#: the quick profile without its wall-time limits (a loaded CI machine must not cut a test)
+EFFORT = Effort(max_measured=16, max_seconds=3600, batch=8, proposals=64, population=8,
+                epsilon=0.25, patience=2)
+
+
 def _opts(tmp_path, timer, **kw):
-    tune = TuneOptions(effort="quick", timer=timer, db_path=tmp_path / "t.db", progress=False,
+    tune = TuneOptions(effort=EFFORT, timer=timer, db_path=tmp_path / "t.db", progress=False,
                        use_model=False, **kw)
     return GenerateOptions(targets="sm_90", out_dir=tmp_path / "out", device="cpu",
                            build=False, judge=False, tune=tune)

@@ -84,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("--strategy", default="evolutionary", choices=["evolutionary", "random"])
     ge.add_argument("--retune", action="store_true",
                     help="search even where the tuning database has a result")
+    ge.add_argument("--conv-template", action="store_true",
+                    help="convolutions through kernelcraft's implicit-GEMM template "
+                         "(experimental) instead of cuDNN/MIOpen")
     ge.add_argument("--db", type=Path, default=None,
                     help="tuning database (default: $KERNELCRAFT_DB or the cache directory)")
 
@@ -191,6 +194,7 @@ def cmd_generate(args: argparse.Namespace, console: Console) -> int:
     resolve_many(args.target)  # unknown targets fail before any work
     if not args.no_judge:
         resolve_device(args.device)
+    from kernelcraft.plan import FusionOptions
     from kernelcraft.search.strategy import effort
     from kernelcraft.tune import TuneOptions
 
@@ -205,7 +209,8 @@ def cmd_generate(args: argparse.Namespace, console: Console) -> int:
     opts = GenerateOptions(targets=args.target, precision=args.precision, out_dir=args.out,
                            device=args.device, judge=not args.no_judge,
                            build=not args.no_build, timeout_s=args.timeout, tune=tune,
-                           db_path=args.db)
+                           db_path=args.db,
+                           fusion=FusionOptions(conv_template=args.conv_template))
     tuning = tune is not None and args.device != "cpu" and _cuda_available()
     if tuning:  # the tuner draws its own progress bars
         console.print(f"generating {args.problem.name} (capture, plan, codegen, tune, build, "

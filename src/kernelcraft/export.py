@@ -275,6 +275,10 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
         HELPERS.strip(),
         "",
     ]
+    if any(k.config.get("template") == "conv" for v in variants for k in v.kernels.values()):
+        from kernelcraft.codegen.conv_group import library_source
+
+        parts += ["# ---- the implicit-GEMM convolution template", library_source()]
     table = []
     for i, v in enumerate(variants):
         if v.reference:

@@ -96,6 +96,10 @@ def emit_group(g: Group, target: Target) -> KernelSource:
         return emit_reduction(g, target)
     if g.kind == "matmul":
         return emit_matmul(g, target)
+    if g.kind == "conv":
+        from kernelcraft.codegen.conv_group import emit_conv
+
+        return emit_conv(g, target)
     raise NotImplementedError(g.kind)
 
 

@@ -34,12 +34,15 @@ class FusionOptions:
     fuse_reductions: bool = True  # pre/post pointwise and sibling reductions into one kernel
     fuse_epilogues: bool = True  # pointwise ops after a matmul into its kernel
     extern_ops: frozenset[str] = frozenset()  # ops forced to PyTorch
+    #: convolutions through the implicit-GEMM template (opt-in: on NVIDIA most of its tiles
+    #: still spill registers; until they do not, cuDNN keeps convolutions by default)
+    conv_template: bool = False
 
 
 @dataclass
 class Group:
     id: int
-    kind: str  # pointwise | reduction | matmul | extern | glue
+    kind: str  # pointwise | reduction | matmul | conv | extern | glue
     nodes: list[fx.Node] = field(default_factory=list)
     domain: tuple[str, ...] = ()
     rdims: tuple[int, ...] = ()
@@ -55,7 +58,7 @@ class Group:
 
     @property
     def is_kernel(self) -> bool:
-        return self.kind in ("pointwise", "reduction", "matmul")
+        return self.kind in ("pointwise", "reduction", "matmul", "conv")
 
     def describe(self) -> str:
         ops = [op_name(n.target) for n in self.nodes if n.op == "call_function"]
@@ -196,6 +199,19 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             continue
         if is_matmul(n.target) and _matmul_ok(n):
             new("matmul", n, domain=shape_key(value.shape), anchor=n)
+            continue
+        if name == "convolution":
+            if not opts.conv_template:
+                new("extern", n, reason="convolution: cuDNN/MIOpen (the implicit-GEMM template "
+                    "is opt-in: --conv-template)")
+                continue
+            from kernelcraft.codegen.conv_group import conv_supported
+
+            why = conv_supported(n)
+            if why is None:
+                new("conv", n, domain=shape_key(value.shape), anchor=n)
+            else:
+                new("extern", n, reason=f"convolution: {why}")
             continue
         new("extern", n, reason=_extern_reason(n))
     order = {n: i for i, n in enumerate(gm.graph.nodes)}

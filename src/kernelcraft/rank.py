@@ -26,7 +26,7 @@ from kernelcraft.target import Target
 
 #: Alternatives compiled per round, and rounds at most, when a config spills.
 BATCH = 8
-MAX_ROUNDS = 4
+MAX_ROUNDS = 6
 
 
 @dataclass
@@ -66,7 +66,8 @@ def build_all(variant: Variant, module_path: Path, targets: list[Target], precis
     rows: list[dict[str, Any]] = []
     for (t, gid, k, fam, space, cfg, _spec), row in zip(items, built, strict=True):
         bad = _problem(row)
-        measured = t.arch == measured_arch and _tuned(variant, k, fam, t) is not None
+        measured = (space is not None and t.arch == measured_arch
+                    and _tuned(variant, k, fam, t) is not None)
         if bad and space is not None and not measured:
             alt = _alternative(module_path, k, fam, space, cfg, t, jobs, db_path, precision,
                                groups[gid])
@@ -95,6 +96,8 @@ def _tuned(variant: Variant, k: KernelSource, fam: str, t: Target) -> dict[str, 
 
 def _current(variant: Variant, k: KernelSource, fam: str, t: Target,
              space: Space | None) -> Config | None:
+    if space is None:  # a template without tunable knobs: its own build spec
+        return None
     cfg = _tuned(variant, k, fam, t)
     if cfg is not None:
         return Config(cfg)
@@ -137,7 +140,9 @@ def candidates(space: Space, start: Config | None, limit: int = 20000) -> list[C
     if start is None:
         return pool
 
-    def distance(c: Config) -> tuple[float, float]:
+    base = _pressure(start)
+
+    def distance(c: Config) -> tuple[bool, float, float]:
         d = 0.0
         for kn in space.knobs:
             a, b = c[kn.name], start[kn.name]
@@ -146,9 +151,19 @@ def candidates(space: Space, start: Config | None, limit: int = 20000) -> list[C
             else:
                 d += abs(math.log2(max(a, 1)) - math.log2(max(b, 1)))
         size = sum(math.log2(c[n]) for n in c if isinstance(c[n], int) and c[n] > 0)
-        return (d, -size)
+        # the start failed or spilled: configs with less work per thread come first
+        return (_pressure(c) >= base, d, -size)
 
     return sorted(pool, key=distance)
+
+
+def _pressure(c: Config) -> float:
+    """Tile elements per warp: a register-pressure proxy over the BLOCK*/B* knobs."""
+    tiles = [float(v) for k, v in c.items() if k.startswith(("BLOCK", "BM", "BN", "BK"))]
+    if not tiles:
+        return 0.0
+    pairs = sum(a * b for i, a in enumerate(tiles) for b in tiles[i + 1:]) or tiles[0]
+    return pairs / float(c.get("num_warps", 4))
 
 
 def _model() -> Any:

@@ -39,6 +39,8 @@ def space_for(k: KernelSource, family: str, target: Target) -> Space | None:
         return _reduction(k, target)
     if family == "pointwise" and "at" in k.config:
         return _pointwise(k, target)
+    if family == "conv" and "at" in k.config:
+        return _conv(k, target)
     return None
 
 
@@ -51,6 +53,8 @@ def tuned_key(k: KernelSource, family: str) -> tuple[int, ...]:
     if family == "reduction":
         at = k.config["at_capture_sizes"]
         return (at["K"], at["R"])
+    if family == "conv":
+        return tuple(k.config["at"]["key"])
     return (k.config["at"]["numel"],)
 
 
@@ -141,6 +145,35 @@ def _pointwise(k: KernelSource, t: Target) -> Space:
     return Space("pointwise", knobs, (fits,), ctx, _default(knobs, default))
 
 
+def _conv(k: KernelSource, t: Target) -> Space:
+    from kernelcraft.codegen.conv import _kc_conv_config
+
+    at = k.config["at"]
+    M, N, K, item = at["M"], at["N"], at["K"], at["itemsize"]
+    ctx = {"M": M, "N": N, "K": K, "groups": at["groups"], "itemsize": item,
+           "flops": 2.0 * M * N * K * at["groups"], **_target_ctx(t)}
+    stages = (1, 2) if t.backend == "hip" else (1, 2, 3, 4)
+    knobs = (PowerOfTwo("BLOCK_M", 16, 256), PowerOfTwo("BLOCK_N", 16, 256),
+             PowerOfTwo("BLOCK_K", 16, 128), Choice("num_warps", (2, 4, 8)),
+             Choice("num_stages", stages))
+
+    def fits(c: Config) -> str | None:
+        if (c["BLOCK_M"] > max(16, _p2(M)) or c["BLOCK_N"] > max(16, _p2(N))
+                or c["BLOCK_K"] > max(16, _p2(K))):
+            return "tile larger than the problem"
+        if max(1, c["num_stages"]) * (c["BLOCK_M"] + c["BLOCK_N"]) * c["BLOCK_K"] * item \
+                > t.smem_per_block:
+            return "operand buffers exceed shared memory"
+        if c["BLOCK_M"] * c["BLOCK_N"] / (c["num_warps"] * t.warp_size) > 128:
+            return "too many accumulators per thread (register spills)"
+        return None
+
+    pick = _kc_conv_config(M, N, K, item, t.backend)
+    default = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"), pick,
+                       strict=True))
+    return Space("conv", knobs, (fits,), ctx, _default(knobs, default))
+
+
 def _default(knobs: tuple[Any, ...], values: dict[str, Any]) -> Config | None:
     if any(values.get(kn.name) not in kn.values() for kn in knobs):  # not in this space
         return None
@@ -157,6 +190,10 @@ def build_spec(k: KernelSource, family: str, config: Config) -> dict[str, Any]:
                       GROUP_M=config["GROUP_M"])
         spec["num_stages"] = int(config["num_stages"])
         spec["options"] = {k: config[k] for k in AMD_OPTIONS if k in config}
+    elif family == "conv":
+        consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"],
+                      BLOCK_K=config["BLOCK_K"])
+        spec["num_stages"] = int(config["num_stages"])
     elif family == "reduction":
         R = int(k.config["at_capture_sizes"]["R"])
         consts.update(BLOCK_K=config["BLOCK_K"], BLOCK_R=config["BLOCK_R"],
