@@ -9,7 +9,6 @@ and triton.
 
 from __future__ import annotations
 
-import inspect
 import operator
 import re
 from dataclasses import dataclass, field
@@ -324,20 +323,9 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
 
 def _runtime_source() -> str:
     """runtime.py's code without its module docstring and imports."""
-    import ast
+    from kernelcraft.codegen.common import module_body
 
-    src = inspect.getsource(runtime)
-    tree = ast.parse(src)
-    lines = src.splitlines()
-    keep = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue
-        keep.append("\n".join(lines[node.lineno - 1 - len(getattr(node, "decorator_list", [])):
-                                    node.end_lineno]))
-    return "\n\n\n".join(keep) + "\n"
+    return module_body(runtime)
 
 
 def write_new(path: Path, text: str) -> None:

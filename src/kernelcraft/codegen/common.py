@@ -150,3 +150,22 @@ def offset_lines(target: str, prefix: str, stride_prefix: str, rank: int, ndim_n
 
 def signature(names: list[str]) -> str:
     return ", ".join(names)
+
+
+def module_body(module: Any) -> str:
+    """A module's code without its docstring and imports, to be copied into kernel.py
+    (which imports torch and triton itself)."""
+    import ast
+    import inspect
+
+    src = inspect.getsource(module)
+    lines = src.splitlines()
+    keep = []
+    for node in ast.parse(src).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        start = node.lineno - 1 - len(getattr(node, "decorator_list", []))
+        keep.append("\n".join(lines[start:node.end_lineno]))
+    return "\n\n\n".join(keep) + "\n"

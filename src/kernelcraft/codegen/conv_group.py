@@ -8,15 +8,13 @@ groups. Strict fp32 runs on tensor cores through the module's dot-precision tabl
 
 from __future__ import annotations
 
-import ast
-import inspect
 import re
 from typing import Any
 
 import torch.fx as fx
 
 from kernelcraft.codegen import conv
-from kernelcraft.codegen.common import KernelSource
+from kernelcraft.codegen.common import KernelSource, module_body
 from kernelcraft.plan import Group, val
 
 #: conv.py's top-level names that are not already private to kernelcraft.
@@ -26,18 +24,7 @@ _RENAME = ("ACTIVATIONS", "DEFAULT_PRECISION", "_PRECISIONS", "_CONFIG_KEYS", "_
 
 def library_source() -> str:
     """conv.py's code for the emitted module (no docstring, no imports, names prefixed)."""
-    src = inspect.getsource(conv)
-    tree = ast.parse(src)
-    lines = src.splitlines()
-    keep = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue
-        start = node.lineno - 1 - len(getattr(node, "decorator_list", []))
-        keep.append("\n".join(lines[start:node.end_lineno]))
-    text = "\n\n\n".join(keep) + "\n"
+    text = module_body(conv)
     for name in _RENAME:
         new = "_kc_conv" + (name if name.startswith("_") else "_" + name)
         text = re.sub(rf"(?<![\w.]){re.escape(name)}\b", new, text)
