@@ -84,6 +84,11 @@ def val(n: Any) -> Any:
     return n.meta.get("val") if isinstance(n, fx.Node) else n
 
 
+def hint(d: Any) -> int:
+    """A captured size as an int (a symbolic one by the value it was captured at)."""
+    return int(d.node.hint) if isinstance(d, torch.SymInt) else int(d)
+
+
 def is_tensor_node(n: Any) -> bool:
     return isinstance(n, fx.Node) and isinstance(val(n), torch.Tensor)
 

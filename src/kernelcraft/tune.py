@@ -27,7 +27,7 @@ import torch
 
 from kernelcraft.codegen.common import KernelSource
 from kernelcraft.export import Variant, _rename
-from kernelcraft.plan import Group, val
+from kernelcraft.plan import Group, hint, val
 from kernelcraft.problem import Problem
 from kernelcraft.space import Config, Space
 from kernelcraft.spaces import build_spec, space_for, tuned_key
@@ -85,16 +85,12 @@ def signature(g: Group, k: KernelSource, family: str) -> dict[str, Any]:
     for a in k.inputs:
         v = val(a)
         if isinstance(v, torch.Tensor):
-            operands.append([[_int(s) for s in v.shape], str(v.dtype),
-                             [_int(s) for s in v.stride()]])
+            operands.append([[hint(s) for s in v.shape], str(v.dtype),
+                             [hint(s) for s in v.stride()]])
         else:
             operands.append(repr(v))
     return {"family": family, "ops": g.describe(), "operands": operands,
             "key": list(tuned_key(k, family))}
-
-
-def _int(s: Any) -> int:
-    return int(s.node.hint) if isinstance(s, torch.SymInt) else int(s)
 
 
 def tune_variant(problem: Problem, variant: Variant, module: Any, target: Target,

@@ -15,7 +15,7 @@ import torch.fx as fx
 
 from kernelcraft.codegen import conv
 from kernelcraft.codegen.common import KernelSource, module_body
-from kernelcraft.plan import Group, val
+from kernelcraft.plan import Group, hint, val
 
 #: conv.py's top-level names that are not already private to kernelcraft.
 _RENAME = ("ACTIVATIONS", "DEFAULT_PRECISION", "_PRECISIONS", "_CONFIG_KEYS", "_MAX_GRID_Y",
@@ -78,7 +78,7 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
            "padding": list(padding), "dilation": list(dilation), "groups": groups,
            "chosen": "at run time from the sizes (heuristic)",
            "at": {**_gemm_sizes(n), "itemsize": vx.element_size(),
-                  "key": [_hint(d) for d in vx.shape] + [int(d) for d in vw.shape]}}
+                  "key": [hint(d) for d in vx.shape] + [int(d) for d in vw.shape]}}
     notes = [f"{dims}-D implicit-GEMM convolution"]
     return KernelSource("_kc_conv2d_kernel", wname, "", wrapper, inputs, [n], cfg, notes,
                         signature=sig, constexprs=consts, num_warps=warps, num_stages=stages)
@@ -107,15 +107,11 @@ def _build_spec(n: fx.Node, target: Any) -> tuple[dict[str, str], dict[str, Any]
     return sig, consts, warps, stages
 
 
-def _hint(d: Any) -> int:
-    return int(d.node.hint) if hasattr(d, "node") else int(d)
-
-
 def _gemm_sizes(n: fx.Node) -> dict[str, int]:
     """The implicit GEMM's M (output pixels), N (output channels per group), K (taps)."""
     w, groups = n.args[1], n.args[8]
     vw, vo = val(w), val(n)
-    hint = [_hint(d) for d in vo.shape]
-    M = hint[0] * hint[2] * (hint[3] if len(hint) > 3 else 1)
+    out = [hint(d) for d in vo.shape]
+    M = out[0] * out[2] * (out[3] if len(out) > 3 else 1)
     K = int(vw.shape[1]) * int(vw.shape[2]) * (int(vw.shape[3]) if vw.dim() > 3 else 1)
     return {"M": M, "N": int(vw.shape[0]) // groups, "K": K, "groups": int(groups)}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.common import (
@@ -25,7 +24,7 @@ from kernelcraft.codegen.common import (
     tl_dtype,
     var,
 )
-from kernelcraft.plan import Group, is_tensor_node, val
+from kernelcraft.plan import Group, hint, is_tensor_node, val
 
 
 def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSource:
@@ -33,8 +32,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     cfg.update(config or {})
     try:  # the size the tuner tunes at (the capture's; symbolic dims by their hints)
         shape = val(g.outputs[0]).shape
-        cfg["at"] = {"numel": math.prod(int(d.node.hint) if isinstance(d, torch.SymInt)
-                                        else int(d) for d in shape)}
+        cfg["at"] = {"numel": math.prod(hint(d) for d in shape)}
     except (TypeError, ValueError, AttributeError):
         pass
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"

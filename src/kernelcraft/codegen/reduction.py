@@ -43,7 +43,7 @@ from kernelcraft.codegen.common import (
     tl_dtype,
 )
 from kernelcraft.codegen.ops import REDUCTIONS, op_name
-from kernelcraft.plan import Group, is_tensor_node, reduction_dims, shape_key, val
+from kernelcraft.plan import Group, hint, is_tensor_node, reduction_dims, shape_key, val
 
 #: Tile policy, read by the wrapper at runtime (see runtime._kc_row_config).
 CPU_TILE = 16384  # interpreter: few large programs
@@ -664,8 +664,7 @@ def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
 
     x = next((r.args[0] for r in an.reds), None)
     try:
-        sizes = [int(s.node.hint) if isinstance(s, torch.SymInt) else int(s)
-                 for s in val(x).shape]
+        sizes = [hint(s) for s in val(x).shape]
     except (TypeError, AttributeError):
         return {}
     rd = set(g.rdims)
