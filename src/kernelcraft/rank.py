@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelcraft.codegen.common import KernelSource
-from kernelcraft.export import Variant, _rename
+from kernelcraft.export import Variant
 from kernelcraft.space import Config, Space
 from kernelcraft.spaces import build_spec, space_for, tuned_key
 from kernelcraft.target import Target
@@ -59,8 +59,7 @@ def build_all(variant: Variant, module_path: Path, targets: list[Target], precis
             fam = groups[gid].kind
             space = space_for(k, fam, t)
             cfg = _current(variant, k, fam, t, space)
-            spec = build_spec(k, fam, cfg) if cfg is not None else k.build_spec()
-            spec["name"] = _rename(k.kernel_name, 0)
+            spec = build_spec(k, fam, cfg)
             items.append((t, gid, k, fam, space, cfg, spec))
     built = compile_pairs(module_path, [(it[6], it[0].key) for it in items], jobs=jobs)
     rows: list[dict[str, Any]] = []
@@ -115,11 +114,7 @@ def _alternative(module_path: Path, k: KernelSource, fam: str, space: Space,
         batch = order[r * BATCH:(r + 1) * BATCH]
         if not batch:
             break
-        specs = []
-        for c in batch:
-            spec = build_spec(k, fam, c)
-            spec["name"] = _rename(k.kernel_name, 0)
-            specs.append(spec)
+        specs = [build_spec(k, fam, c) for c in batch]
         rows = cross_compile(module_path, specs, [t.key], jobs=jobs)
         tried += len(batch)
         for c, row in zip(batch, rows, strict=True):  # best-ranked first

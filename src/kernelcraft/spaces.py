@@ -180,16 +180,22 @@ def _default(knobs: tuple[Any, ...], values: dict[str, Any]) -> Config | None:
     return Config({kn.name: values[kn.name] for kn in knobs})
 
 
-def build_spec(k: KernelSource, family: str, config: Config) -> dict[str, Any]:
-    """The cross-compilation spec of ``k`` launched with ``config``."""
+def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str, Any]:
+    """The cross-compilation spec of ``k`` (as the module's full-size variant names it)
+    launched with ``config``; None: the template's own representative config."""
+    from kernelcraft.export import _rename
+
     spec = k.build_spec()
+    spec["name"] = _rename(k.kernel_name, 0)
+    if config is None:
+        return spec
     consts = dict(spec["constexprs"])
     spec["num_warps"] = int(config["num_warps"])
     if family == "matmul":
         consts.update(BM=config["BM"], BN=config["BN"], BK=config["BK"],
                       GROUP_M=config["GROUP_M"])
         spec["num_stages"] = int(config["num_stages"])
-        spec["options"] = {k: config[k] for k in AMD_OPTIONS if k in config}
+        spec["options"] = {o: config[o] for o in AMD_OPTIONS if o in config}
     elif family == "conv":
         consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"],
                       BLOCK_K=config["BLOCK_K"])

@@ -318,7 +318,6 @@ class _Runner:
         specs = []
         for c in configs:
             spec = build_spec(self.k, self.g.kind, c)
-            spec["name"] = _rename(self.k.kernel_name, 0)
             spec["config"] = c.key
             specs.append(spec)
         try:
