@@ -57,6 +57,24 @@ def run_graph(variant: Variant, model: torch.nn.Module, inputs: list[Any],
     return env
 
 
+def model_and_inputs(problem: Problem, device: torch.device
+                     ) -> tuple[torch.nn.Module, list[Any]]:
+    """The problem's model (seed 0) and its first input set, on ``device``."""
+    model = problem.make_model(problem.init_inputs(0), 0).to(device)
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x
+              for x in problem.sample_inputs(0, device=device)]
+    return model, inputs
+
+
+def graph_values(variant: Variant, problem: Problem, device: torch.device
+                 ) -> dict[fx.Node, Any]:
+    """Every value of ``variant``'s graph on the problem's first input set: the inputs each
+    group's kernel and eager ops are timed and checked on."""
+    model, inputs = model_and_inputs(problem, device)
+    with torch.no_grad():
+        return run_graph(variant, model, inputs, device)
+
+
 def eager_group(g: Any, env: dict[fx.Node, Any], device: torch.device) -> Callable[[], Any]:
     """The group's ops one after the other, as PyTorch eager runs them."""
 
@@ -80,13 +98,9 @@ def choose(variant: Variant, problem: Problem, module: Any, device: torch.device
     """
     from kernelcraft.export import _rename
 
-    init = problem.init_inputs(0)
-    model = problem.make_model(init, 0).to(device)
-    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x
-              for x in problem.sample_inputs(0, device=device)]
+    env = graph_values(variant, problem, device)
     choices = []
     with torch.no_grad():
-        env = run_graph(variant, model, inputs, device)
         for gid, k in variant.kernels.items():
             g = next(g for g in variant.plan.groups if g.id == gid)
             wrapper = getattr(module, _rename(k.wrapper_name, 0))
@@ -107,12 +121,9 @@ def choose_program(problem: Problem, module: Any, device: torch.device,
     the original op (``F.mish``, a cuDNN call) faster than those ops, so the program is also
     compared as a whole. The generated program must not lose beyond noise.
     """
-    init = problem.init_inputs(0)
-    ref = problem.make_model(init, 0).to(device)
-    new = module.ModelNew(*init).to(device)
+    ref, inputs = model_and_inputs(problem, device)
+    new = module.ModelNew(*problem.init_inputs(0)).to(device)
     new.load_state_dict(ref.state_dict())
-    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x
-              for x in problem.sample_inputs(0, device=device)]
     with torch.no_grad():
         new_ms = timer(new, [inputs])
         eager_ms = timer(ref, [inputs])

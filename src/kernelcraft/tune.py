@@ -98,18 +98,13 @@ def tune_variant(problem: Problem, variant: Variant, module: Any, target: Target
                  index: int = 0) -> list[GroupTuning]:
     """Tune every kernel group of ``variant`` (variant ``index`` of ``module``) on
     ``device``; the results go into ``variant.tuned`` and the database."""
-    from kernelcraft.choose import run_graph
+    from kernelcraft.choose import graph_values
     from kernelcraft.db import Database, toolchain_versions
 
     db = Database(opts.db_path)
     model = _model(db, opts)
     versions = toolchain_versions()
-    init = problem.init_inputs(0)
-    ref_model = problem.make_model(init, 0).to(device)
-    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x
-              for x in problem.sample_inputs(0, device=device)]
-    with torch.no_grad():
-        env = run_graph(variant, ref_model, inputs, device)
+    env = graph_values(variant, problem, device)
     out: list[GroupTuning] = []
     total = _total_seconds(opts)
     start = time.monotonic()
