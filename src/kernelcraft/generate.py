@@ -12,7 +12,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,11 @@ class GenerateOptions:
     #: tuning (on a GPU, or with ``tune.timer``); None: heuristics, plus database hits
     tune: TuneOptions | None = field(default_factory=TuneOptions)
     db_path: Path | None = None  # tuning database (default: KERNELCRAFT_DB or the cache)
+
+    @property
+    def database(self) -> Path | None:
+        """The tuning database every step uses: ``db_path``, else the tuner's own."""
+        return self.db_path or (self.tune.db_path if self.tune else None)
 
 
 @dataclass
@@ -152,26 +157,28 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     source = Path(problem_path).read_text()
     header = f"Targets: {', '.join(t.arch for t in targets)}; precision {opts.precision}."
     dots = dot_precisions(targets, opts.precision)
-    text = emit_module(source, problem.name, variants, dots, header)
     module_path = out / "kernel.py"
-    write_new(module_path, text)
+
+    def emit() -> None:  # (again) after a step changed the variants
+        write_new(module_path, emit_module(source, problem.name, variants, dots, header))
+
+    emit()
     tunings, from_db = tune_paths(problem, variants, module_path, targets, opts)
     if any(v.tuned for v in variants):
-        write_new(module_path, emit_module(source, problem.name, variants, dots, header))
+        emit()
     clock.lap("tune")
     choices = []
     if opts.choose and (opts.timer is not None or _gpu_present(opts)):
         choices = choose_paths(problem, main, module_path, opts)
         if any(not c.kept for c in choices):
-            write_new(module_path, emit_module(source, problem.name, variants, dots, header))
+            emit()
         if any(g.kind != "glue" for g in main.plan.groups):
             # also when every group fell back: its decomposed ops may lose to the
             # problem's own forward (a fused library softmax, cuDNN batch norm)
             whole = choose_paths(problem, main, module_path, opts, program=True)
             choices += whole
             if not whole[0].kept:
-                write_new(module_path, emit_module(source, problem.name, variants, dots,
-                                                   header))
+                emit()
         clock.lap("choose")
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
                     variants=variants, choices=choices, seconds=clock.laps, tunings=tunings,
@@ -181,9 +188,9 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
 
         measured = tunings[0].target if tunings else None
         gen.builds, gen.ranked = build_all(main, module_path, targets, opts.precision,
-                                           db_path=opts.db_path, measured_arch=measured)
+                                           db_path=opts.database, measured_arch=measured)
         if gen.ranked:  # spill-free alternatives join the dispatch table
-            write_new(module_path, emit_module(source, problem.name, variants, dots, header))
+            emit()
         clock.lap("build")
     if opts.judge:
         gen.judge = judge_generated(gen, opts)
@@ -228,7 +235,7 @@ def tune_paths(problem: Problem, variants: list[Variant], module_path: Path,
     main = variants[0]
     tunings: list[GroupTuning] = []
     t = opts.tune
-    db_path = opts.db_path or (t.db_path if t else None)
+    db_path = opts.database
     measured_arch = None
     if t is not None and main.kernels and (t.timer is not None or _gpu_present(opts)):
         gpu = _gpu_present(opts)
@@ -237,10 +244,9 @@ def tune_paths(problem: Problem, variants: list[Variant], module_path: Path,
         measured_arch = target.arch
         with _interpreted(not gpu):  # on a CPU (a test timer) kernels run interpreted
             module = load_module(module_path, "tuned")
-        t_opts = t if t.db_path or not db_path else _with_db(t, db_path)
         with gpulock.shared(), precision_mode(opts.precision):
             tunings = tune_variant(problem, main, module, target, device, opts.precision,
-                                   t_opts)
+                                   replace(t, db_path=db_path))
     from_db: dict[str, int] = {}
     for tgt in targets:
         if tgt.arch != measured_arch and main.kernels:
@@ -264,12 +270,6 @@ def _interpreted(on: bool) -> Iterator[None]:
                 os.environ.pop("TRITON_INTERPRET", None)
             else:
                 os.environ["TRITON_INTERPRET"] = old
-
-
-def _with_db(t: TuneOptions, db_path: Path) -> TuneOptions:
-    from dataclasses import replace
-
-    return replace(t, db_path=db_path)
 
 
 def choose_paths(problem: Problem, main: Variant, module_path: Path,
