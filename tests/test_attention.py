@@ -325,11 +325,9 @@ def test_bad_inputs_raise_clear_errors(case: str) -> None:
 @pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
 def test_cross_compiles(arch: str, dtype: torch.dtype, tmp_path: Path,
-                        monkeypatch: pytest.MonkeyPatch) -> None:
+                        monkeypatch: pytest.MonkeyPatch, launch_signature: Any) -> None:
     """The heuristic's config at a large size builds without spills, fp32 as bf16x3."""
     import triton
-    from triton._C.libtriton import native_specialize_impl
-    from triton.backends.compiler import BaseBackend
 
     from kernelcraft.target import resolve
 
@@ -344,16 +342,7 @@ def test_cross_compiles(arch: str, dtype: torch.dtype, tmp_path: Path,
     q, k, v = _qkv(1, 2, 1024, 1024, 64, 64, "bshd", dtype, gen)
     attn.attention(q, k, v, causal=True, attn_mask=_mask("b1mn", 1, 2, 1024, 1024, dtype, gen))
     (_, args, kw), = spy.launches
-    sig: dict[str, str] = {}
-    consts: dict[str, Any] = {}
-    attrs: dict[tuple[int, ...], Any] = {}
-    for i, (name, value) in enumerate(zip(kernel.arg_names, args, strict=False)):
-        ty, attr = native_specialize_impl(BaseBackend, value, False, True, True)  # as launched
-        sig[name] = ty
-        if ty == "constexpr":
-            consts[name] = attr
-        elif attr:
-            attrs[(i,)] = BaseBackend.parse_attr(attr)
+    sig, consts, attrs = launch_signature(kernel, args)
     for name in kernel.arg_names[len(args):]:
         sig[name], consts[name] = "constexpr", kw[name]
     assert consts["PREC"] == ("bf16x3" if dtype == torch.float32 else "ieee")

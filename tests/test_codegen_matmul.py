@@ -130,21 +130,11 @@ def _matmul_launch(path: Path, tmp_path: Path) -> tuple[Any, Any, dict[str, Any]
     return kernel, a, kw, getattr(mod, ks.wrapper_name + "_config")
 
 
-def _compile(kernel: Any, args: Any, kw: dict[str, Any], target: Any, config: Any) -> Any:
+def _compile(kernel: Any, args: Any, kw: dict[str, Any], target: Any, config: Any,
+             launch_signature: Any) -> Any:
     import triton
-    from triton._C.libtriton import native_specialize_impl
-    from triton.backends.compiler import BaseBackend
 
-    sig: dict[str, str] = {}
-    consts: dict[str, Any] = {}
-    attrs: dict[tuple[int, ...], Any] = {}
-    for i, (name, value) in enumerate(zip(kernel.arg_names, args, strict=False)):
-        ty, attr = native_specialize_impl(BaseBackend, value, False, True, True)  # as launched
-        sig[name] = ty
-        if ty == "constexpr":
-            consts[name] = attr
-        elif attr:
-            attrs[(i,)] = BaseBackend.parse_attr(attr)
+    sig, consts, attrs = launch_signature(kernel, args)
     names = kernel.arg_names
     M, N, K = (args[names.index(x)] for x in ("M", "N", "K"))
     bm, bn, bk, gm, nw, ns = config(M, N, K, 4, target.backend, target.sm_count,
@@ -163,7 +153,7 @@ def _compile(kernel: Any, args: Any, kw: dict[str, Any], target: Any, config: An
 @pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
 @pytest.mark.parametrize("case", ["linear_gelu", "bmm_scale"])
 def test_cross_compiles(arch: str, case: str, write: Any, tmp_path: Path,
-                        monkeypatch: pytest.MonkeyPatch) -> None:
+                        monkeypatch: pytest.MonkeyPatch, launch_signature: Any) -> None:
     from kernelcraft.target import resolve
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
@@ -175,7 +165,7 @@ def test_cross_compiles(arch: str, case: str, write: Any, tmp_path: Path,
     path = write(f"{case}.py", source)
     kernel, args, kw, config = _matmul_launch(path, tmp_path)
     target = resolve(arch)
-    compiled = _compile(kernel, args, kw, target, config)
+    compiled = _compile(kernel, args, kw, target, config, launch_signature)
     if target.backend == "cuda":
         ptx = compiled.asm["ptx"]
         assert ".target sm_90" in ptx
