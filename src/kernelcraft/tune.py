@@ -102,35 +102,33 @@ def tune_variant(problem: Problem, variant: Variant, module: Any, target: Target
     from kernelcraft.db import Database, toolchain_versions
 
     db = Database(opts.db_path)
-    model = _model(db, opts)
     versions = toolchain_versions()
-    env = graph_values(variant, problem, device)
+    groups = {g.id: g for g in variant.plan.groups}
+    todo = [(groups[gid], k, space) for gid, k in variant.kernels.items()
+            if (space := space_for(k, groups[gid].kind, target)) is not None]
+    env: dict[Any, Any] | None = None  # computed, with the model, only if something searches
+    model: Any = None
     out: list[GroupTuning] = []
     total = _total_seconds(opts)
     start = time.monotonic()
-    todo = [(gid, k) for gid, k in variant.kernels.items()
-            if space_for(k, next(g for g in variant.plan.groups if g.id == gid).kind, target)]
     try:
-        for i, (gid, k) in enumerate(todo):
-            g = next(g for g in variant.plan.groups if g.id == gid)
-            space = space_for(k, g.kind, target)
-            wname = _rename(k.wrapper_name, index)
-            if space is None:
-                continue
+        for i, (g, k, space) in enumerate(todo):
             # the program's budget is shared by the groups still to tune
             share = None if total is None else max(
                 1.0, (total - (time.monotonic() - start)) / (len(todo) - i))
             sig = signature(g, k, g.kind)
             wl = db.add_workload(sig, target.arch, precision, family=g.kind, versions=versions)
-            res = GroupTuning(gid, g.kind, k.wrapper_name, target.arch, wl,
+            res = GroupTuning(g.id, g.kind, k.wrapper_name, target.arch, wl,
                               tuned_key(k, g.kind), "searched")
             best = None if opts.retune or not db.searched(wl) else db.best(wl)
             if best is not None:
                 res.source, res.config, res.best_ms = "database", best.config_dict, \
                     best.latency_ms
             else:
-                runner = _Runner(module, wname, g, k, env, device, target, space, precision,
-                                 opts)
+                if env is None:
+                    env, model = graph_values(variant, problem, device), _model(db, opts)
+                runner = _Runner(module, _rename(k.wrapper_name, index), g, k, env, device,
+                                 target, space, precision, opts)
                 _search(res, space, runner, db, wl, versions, model, opts, share)
             if res.config is not None:
                 variant.tuned[(k.wrapper_name, target.arch, res.key)] = dict(res.config)
