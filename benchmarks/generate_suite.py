@@ -28,6 +28,8 @@ from pathlib import Path
 from kernelcraft.generate import GenerateOptions, generate
 from kernelcraft.tune import TuneOptions
 
+START = time.time()
+
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -47,6 +49,9 @@ def main() -> None:
                     help="shards per GPU; they share it, each timing with it alone")
     ap.add_argument("--mixed", action="store_true",
                     help="a fixed mixed order (families interleaved) instead of by name")
+    ap.add_argument("--deadline", type=float, default=None,
+                    help="start no new problem after this many seconds (a resumable run "
+                         "that fits a time slot)")
     ap.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
     args = ap.parse_args()
     files = sorted(p for p in args.problems.glob("*.py") if not p.name.startswith("_"))
@@ -65,6 +70,9 @@ def main() -> None:
     for f in files[index::count]:
         if f.stem in done:
             continue
+        if args.deadline is not None and time.time() - START > args.deadline:
+            print(f"deadline: {f.stem} and later problems left for the next run", flush=True)
+            break
         t0 = time.time()
         row: dict = {"problem": f.stem, "date": dt.datetime.now(dt.UTC).isoformat()}
         try:

@@ -114,6 +114,8 @@ def _reduction(k: KernelSource, t: Target) -> Space:
             return "tile over 16384 elements (register spills)"
         if tile < c["num_warps"] * t.warp_size:
             return "fewer elements than threads"
+        if tile > 64 * c["num_warps"] * t.warp_size:
+            return "over 64 elements per thread (register spills)"
         if split_ok and c["SPLIT"] > 1 and c["SPLIT"] > math.ceil(R / c["BLOCK_R"]):
             return "more splits than row chunks"
         return None

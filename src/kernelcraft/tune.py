@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -166,6 +167,12 @@ def _model(db: Any, opts: TuneOptions) -> Any:
         return None
     if opts.model is not None:
         return opts.model
+    try:
+        import lightgbm  # noqa: F401
+    except ImportError:  # a declared dependency, but the search must not die without it
+        warnings.warn("lightgbm is not installed: the search runs without the cost model",
+                      stacklevel=2)
+        return None
     from kernelcraft.search.cost_model import CostModel
 
     model = CostModel.pretrained()

@@ -220,7 +220,8 @@ def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
     else:
         br = policy["GPU_BLOCK_R"]
         bk = 1
-    warps = 8 if bk * br >= 4096 else 4 if bk * br >= 1024 else 2
+    # about 32 elements per thread at most: a resident 16384-element row takes 16 warps
+    warps = 16 if bk * br >= 16384 else 8 if bk * br >= 4096 else 4 if bk * br >= 1024 else 2
     return bk, br, warps
 
 
