@@ -245,6 +245,11 @@ def _simple_pointwise(n: fx.Node) -> bool:
             return False
     if name == "clone" and set(n.kwargs) - {"memory_format"}:
         return False
+    if name in ("full_like", "zeros_like", "ones_like"):  # a constant on the operand's shape
+        if n.kwargs.get("layout") not in (None, torch.strided):
+            return False
+        return not (set(n.kwargs) - {"dtype", "layout", "device", "pin_memory",
+                                     "memory_format"})
     if name == "pow" and not isinstance(n.args[1], (int, float)):
         return False
     if name == "pow" and n.args[1] not in (0.5, 1, 2, 3, -1, -0.5):
