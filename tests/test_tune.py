@@ -203,3 +203,46 @@ def test_a_hanging_config_stops_the_tuner_and_the_rerun_resumes(write, tmp_path)
         assert len({r.config for r in recs}) == len(recs)
         assert [r.config_dict["BLOCK"] for r in recs if r.status == "timeout"] == [2048]
     assert "BEST" in rerun.stdout and "'BLOCK': 2048" not in rerun.stdout
+
+
+def test_the_heuristic_config_is_kept_when_nothing_beats_it(write, tmp_path):
+    calls: list = []
+
+    def timer(fn, sets):
+        cfg = next((c for (w, _, _), c in fn.__globals__["_KC_TUNED"].items()
+                    if w == fn.__name__), None)
+        calls.append(cfg)
+        return 0.5 if cfg is None else fake_latency(cfg)  # the untuned path is the fastest
+
+    gen = generate(write("small.py", SMALL), _opts(tmp_path, timer))
+    (t,) = gen.tunings
+    assert t.measured >= 8 and t.best_ms == t.default_ms == 0.5
+    assert t.config == {"BLOCK": 1024, "num_warps": 4}  # the heuristic's own pick
+    with Database(tmp_path / "t.db") as db:
+        (w,) = db.workloads()
+        assert db.best(w["key"]).latency_ms == 0.5  # a database hit returns it too
+
+
+def test_candidates_spilling_more_than_the_heuristic_config_are_pruned(write, tmp_path,
+                                                                        monkeypatch):
+    import kernelcraft.build as build
+
+    def fake_compile(path, specs, targets, timeout_s=600.0, jobs=1):
+        def spills(spec):
+            block = spec["constexprs"]["BLOCK"]
+            return 100 if block == 1024 else 50 if block < 1024 else 200
+
+        return [{"kernel": s["name"], "target": "sm_90", "ok": True, "registers": 64,
+                 "spills": spills(s), "shared": 0} for s in specs]
+
+    monkeypatch.setattr(build, "cross_compile", fake_compile)
+    calls: list = []
+    gen = generate(write("small.py", SMALL), _opts(tmp_path, make_timer(calls), build=True))
+    (t,) = gen.tunings
+    assert all(c is None or c["BLOCK"] <= 1024 for c in calls)  # none above was measured
+    assert any(c and c["BLOCK"] < 1024 for c in calls)  # spilling less than it: measured
+    with Database(tmp_path / "t.db") as db:
+        (w,) = db.workloads()
+        pruned = db.records(w["key"], status="pruned")
+    assert pruned and all(r.config_dict["BLOCK"] > 1024 for r in pruned)
+    assert all("(the heuristic's config: 100)" in r.error for r in pruned)

@@ -231,6 +231,15 @@ def _search(res: GroupTuning, space: Space, runner: _Runner, db: Any, wl: str,
     overall = db.best(wl)  # a resumed search: the interrupted run's best may be better
     if overall is not None and (res.best_ms is None or overall.latency_ms < res.best_ms):
         res.config, res.best_ms = overall.config_dict, overall.latency_ms
+    if (runner.default_ms is not None and space.default is not None
+            and (res.best_ms is None or runner.default_ms < res.best_ms)):
+        # nothing beat the heuristic's config: keep it, and record it so that a database
+        # hit returns it too
+        db.add_record(wl, space.default, "ok", runner.default_ms,
+                      "the heuristic's config through the untuned path",
+                      runner.features.get(space.default.key, space.features(space.default)),
+                      versions)
+        res.config, res.best_ms = dict(space.default), runner.default_ms
     if model is not None and opts.model is None:
         new = [{"workload": wl, "family": res.family, "target": res.target,
                 "status": r.status, "latency_ms": r.latency_ms,
@@ -281,6 +290,10 @@ class _Runner:
         self.timer = opts.timer or _cuda_timer
         self.features: dict[str, dict[str, float]] = {}
         self.default_ms: float | None = None
+        # spill bytes of the heuristic's config: the module runs it anyway, so a candidate
+        # that spills no more than it is worth measuring (a matmul epilogue's spills cost
+        # little; pruning them threw the fastest tiles away)
+        self.spill_budget: int | None = None
         if space.default is not None:
             module._KC_TUNED.pop(self.key, None)
             self.default_ms = self.timer(self.fn, [self.args])
@@ -316,6 +329,11 @@ class _Runner:
 
         path = Path(self.module.__file__)
         specs = []
+        default = self.space.default
+        if self.spill_budget is None:
+            self.spill_budget = 0
+            if default is not None and all(c.key != default.key for c in configs):
+                configs = [default, *configs]  # built once, for its spills
         for c in configs:
             spec = build_spec(self.k, self.g.kind, c)
             spec["config"] = c.key
@@ -333,14 +351,19 @@ class _Runner:
             return {}
         out: dict[str, dict[str, Any]] = {}
         for spec, b in zip(specs, built, strict=False):
+            if default is not None and spec["config"] == default.key and b.get("ok"):
+                self.spill_budget = max(self.spill_budget or 0, int(b.get("spills") or 0))
+        for spec, b in zip(specs, built, strict=False):
             feats = {"static.registers": b.get("registers"), "static.spills": b.get("spills"),
                      "static.shared": b.get("shared")}
             entry: dict[str, Any] = {"features": {k: float(v) for k, v in feats.items()
                                                   if v is not None}}
             if not b.get("ok"):
                 entry["fail"] = ("compile-error", b.get("note", "")[:300])
-            elif b.get("spills"):
-                entry["fail"] = ("pruned", f"{b['spills']} bytes of register spills")
+            elif (b.get("spills") or 0) > (self.spill_budget or 0):
+                entry["fail"] = ("pruned", f"{b['spills']} bytes of register spills"
+                                 + (f" (the heuristic's config: {self.spill_budget})"
+                                    if self.spill_budget else ""))
             out[spec["config"]] = entry
         return out
 
