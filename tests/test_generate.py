@@ -277,15 +277,15 @@ def get_init_inputs(): return [cin, cout]
 
 
 def test_convolutions_through_the_template_when_opted_in(write, tmp_path):
-    """conv2d and depthwise conv1d become template kernels; a transposed convolution stays
-    extern with its reason; the module is judged correct."""
+    """conv2d (with its relu as the epilogue), depthwise conv1d and the transposed
+    convolution become template kernels; the module is judged correct."""
     problem = write("conv.py", CONV)
     gen = generate(problem, _opts(tmp_path, fusion=FusionOptions(conv_template=True)))
     assert gen.judge.correct, gen.judge.detail
-    convs = [g for g in gen.plan.groups if g.kind == "conv"]
-    assert len(convs) == 2
-    assert any("transposed" in r for r in gen.extern_reasons.values())
-    assert "_kc_conv_conv2d(" in gen.module_path.read_text()
+    convs = sorted(g.describe() for g in gen.plan.groups if g.kind == "conv")
+    assert convs == ["convolution", "convolution", "convolution, relu"]
+    assert not any("convolution" in r for r in gen.extern_reasons.values())
+    assert "_kc_conv_mainloop(" in gen.module_path.read_text()
     default = generate(problem, _opts(tmp_path / "d"))
     assert not [g for g in default.plan.groups if g.kind == "conv"]
     assert any("opt-in" in r for r in default.extern_reasons.values())

@@ -105,8 +105,10 @@ def compile_kernel(fn: Any, spec: dict[str, Any], target: Any) -> BuildResult:
     if target.backend == "hip":  # AMD-only launch options (waves_per_eu, MFMA shape, kpack)
         opts.update(spec.get("options") or {})
     name = spec["name"]
+    attrs = {(fn.arg_names.index(p),): [list(a) for a in v]
+             for p, v in (spec.get("attrs") or {}).items()}
     try:
-        src = ASTSource(fn=fn, signature=sig, constexprs=consts)
+        src = ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs)
         compiled = triton.compile(src, target=target.gpu_target(), options=opts)
     except Exception as exc:  # a build failure is a result, not a crash
         msg = str(exc).strip().splitlines()

@@ -207,6 +207,21 @@ def _batch_norm_no_stats(x, weight, bias, training, momentum, eps):
     return out, mean.reshape(-1), rstd.reshape(-1)
 
 
+def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+          enable_gqa=False):
+    """SDPA through its math form on every device. Left to torch, the op picks a backend by
+    device: the math ops on CPU and meta, but a fused flash/efficient op (one opaque node)
+    on CUDA; the same program would then plan differently per device. The math form is the
+    ops the attention template recognises. A boolean mask is first turned into 0 / -inf, as
+    SDPA itself does before it calls the math form."""
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        zero = torch.scalar_tensor(0.0, dtype=query.dtype, device=attn_mask.device)
+        attn_mask = torch.where(attn_mask, zero, float("-inf"))
+    return aten._scaled_dot_product_attention_math.default(
+        query, key, value, attn_mask, dropout_p, is_causal, None, scale=scale,
+        enable_gqa=enable_gqa)[0]
+
+
 def decomposition_table() -> dict[Any, Any]:
     """Core ATen decompositions plus kernelcraft's own for ops its templates fuse."""
     from torch.export import default_decompositions
@@ -234,6 +249,7 @@ def decomposition_table() -> dict[Any, Any]:
         aten.min.dim: _min_dim,
         aten.hardtanh.default: _hardtanh,
         aten._native_batch_norm_legit.no_stats: _batch_norm_no_stats,
+        aten.scaled_dot_product_attention.default: _sdpa,
     }
     table.update(ours)
     return table

@@ -85,8 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("--retune", action="store_true",
                     help="search even where the tuning database has a result")
     ge.add_argument("--conv-template", action="store_true",
-                    help="convolutions through kernelcraft's implicit-GEMM template "
-                         "(experimental) instead of cuDNN/MIOpen")
+                    help="convolutions (1-D to 3-D, grouped, transposed) through "
+                         "kernelcraft's implicit-GEMM template, with the pointwise ops after "
+                         "them fused, instead of cuDNN/MIOpen")
     ge.add_argument("--db", type=Path, default=None,
                     help="tuning database (default: $KERNELCRAFT_DB or the cache directory)")
 

@@ -272,6 +272,11 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
         from kernelcraft.codegen.conv_group import library_source
 
         parts += ["# ---- the implicit-GEMM convolution template", library_source()]
+    if any(k.config.get("template") == "attention" for v in variants
+           for k in v.kernels.values()):
+        from kernelcraft.codegen.attention_group import library_source as attention_source
+
+        parts += ["# ---- the flash-attention template", attention_source()]
     table = []
     for i, v in enumerate(variants):
         if v.reference:

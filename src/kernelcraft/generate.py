@@ -101,6 +101,10 @@ def emit_group(g: Group, target: Target) -> KernelSource:
         return emit_reduction(g, target)
     if g.kind == "matmul":
         return emit_matmul(g, target)
+    if g.kind == "attention":
+        from kernelcraft.codegen.attention_group import emit_attention
+
+        return emit_attention(g, target)
     if g.kind == "conv":
         from kernelcraft.codegen.conv_group import emit_conv
 

@@ -7,6 +7,11 @@ Groups are built in one pass over the nodes in topological order:
   before them (on the domain) and after them (on the domain or on the reduced shape), so
   softmax, norms and losses become one kernel;
 - ``matmul``: mm/addmm/bmm with the pointwise ops on its output as the epilogue;
+- ``conv``: a convolution (``--conv-template``) with the pointwise ops on its output as the
+  epilogue, like matmul;
+- ``attention``: softmax(Q K^T * scale + causal or boolean mask) V, recognised by structure
+  before the pass (``attention_pattern.py``), one flash-attention kernel that never
+  materialises the scores; a pattern it cannot take keeps the kernels below, with a note;
 - ``extern``: ops no template covers yet, run through PyTorch;
 - ``glue``: views and size arithmetic (no data moves).
 
@@ -34,15 +39,18 @@ class FusionOptions:
     fuse_reductions: bool = True  # pre/post pointwise and sibling reductions into one kernel
     fuse_epilogues: bool = True  # pointwise ops after a matmul into its kernel
     extern_ops: frozenset[str] = frozenset()  # ops forced to PyTorch
-    #: convolutions through the implicit-GEMM template (opt-in: on NVIDIA most of its tiles
-    #: still spill registers; until they do not, cuDNN keeps convolutions by default)
+    #: convolutions through the implicit-GEMM template, with the pointwise ops on their
+    #: output as the epilogue (opt-in until GPU measurements decide: its tiles are
+    #: spill-free, but cuDNN/MIOpen keep convolutions by default)
     conv_template: bool = False
+    #: softmax(Q K^T) V through the flash-attention template (else bmm + softmax kernels)
+    attention_template: bool = True
 
 
 @dataclass
 class Group:
     id: int
-    kind: str  # pointwise | reduction | matmul | conv | extern | glue
+    kind: str  # pointwise | reduction | matmul | attention | conv | extern | glue
     nodes: list[fx.Node] = field(default_factory=list)
     domain: tuple[str, ...] = ()
     rdims: tuple[int, ...] = ()
@@ -51,6 +59,7 @@ class Group:
     deps: set[int] = field(default_factory=set)
     inputs: list[fx.Node] = field(default_factory=list)
     outputs: list[fx.Node] = field(default_factory=list)
+    template: Any = None  # what a template matched (attention: an AttentionMatch)
 
     @property
     def name(self) -> str:
@@ -58,7 +67,7 @@ class Group:
 
     @property
     def is_kernel(self) -> bool:
-        return self.kind in ("pointwise", "reduction", "matmul", "conv")
+        return self.kind in ("pointwise", "reduction", "matmul", "attention", "conv")
 
     def describe(self) -> str:
         ops = [op_name(n.target) for n in self.nodes if n.op == "call_function"]
@@ -70,6 +79,7 @@ class Plan:
     graph: fx.Graph
     groups: list[Group]
     group_of: dict[fx.Node, Group]
+    notes: list[str] = field(default_factory=list)  # patterns a template left alone, and why
 
     @property
     def kernels(self) -> list[Group]:
@@ -154,11 +164,30 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         g.deps |= _input_deps(n, group_of) - {g.id}
         group_of[n] = g
 
+    notes: list[str] = []
+    attention: dict[fx.Node, Any] = {}  # node -> the AttentionMatch that claims it
+    if opts.attention_template:
+        from kernelcraft.attention_pattern import find_attention
+
+        matches, notes = find_attention(gm.graph, opts.extern_ops)
+        attention = {n: m for m in matches for n in m.nodes}
+    attention_group: dict[int, Group] = {}
+
     for n in gm.graph.nodes:
         if n.op in ("placeholder", "output", "get_attr"):
             continue
         value = val(n)
         name = op_name(n.target)
+        match = attention.get(n)
+        if match is not None:  # its nodes only feed each other: one group, no cycle
+            ag = attention_group.get(id(match))
+            if ag is None:
+                attention_group[id(match)] = new("attention", n, anchor=match.output,
+                                                 domain=shape_key(val(match.output).shape),
+                                                 template=match)
+            else:
+                join(ag, n)
+            continue
         if not isinstance(value, torch.Tensor) and not _is_tensor_seq(value):
             new("glue", n)
             continue
@@ -223,7 +252,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
     live = [g for g in groups if g.kind != "merged"]
     for g in live:
         g.nodes.sort(key=order.__getitem__)
-    plan = Plan(gm.graph, live, group_of)
+    plan = Plan(gm.graph, live, group_of, notes)
     _finish(plan)
     return plan
 
@@ -330,7 +359,7 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
         elif g.kind == "reduction" and opts.fuse_reductions:
             if g.domain == shape or shape in kept_shapes(g.domain, g.rdims):
                 ok = _reduced_context_ok(n, g, shape)
-        elif g.kind == "matmul" and opts.fuse_epilogues and g.domain == shape:
+        elif g.kind in ("matmul", "conv") and opts.fuse_epilogues and g.domain == shape:
             ok = True
         if ok:
             found.append(g)

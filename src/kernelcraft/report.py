@@ -150,6 +150,10 @@ def generate_report(gen: Any, opts: Any) -> str:
                            if not isinstance(b, dict)) if k else g.reason
         kind = g.kind if k or g.kind == "extern" else f"{g.kind} (extern)"
         lines.append(f"| {g.id} | {kind} | {g.describe()} | {detail} |")
+    notes = getattr(gen.plan, "notes", [])
+    if notes:  # patterns a template recognised but left alone, and why
+        lines.append("")
+        lines += [f"- planner: {n}" for n in notes]
     lines += tuning_lines(gen)
     if getattr(gen, "choices", None):
         lines.append("")

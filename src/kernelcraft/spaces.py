@@ -41,6 +41,8 @@ def space_for(k: KernelSource, family: str, target: Target) -> Space | None:
         return _pointwise(k, target)
     if family == "conv" and "at" in k.config:
         return _conv(k, target)
+    if family == "attention" and "at" in k.config:
+        return _attention(k, target)
     return None
 
 
@@ -53,7 +55,7 @@ def tuned_key(k: KernelSource, family: str) -> tuple[int, ...]:
     if family == "reduction":
         at = k.config["at_capture_sizes"]
         return (at["K"], at["R"])
-    if family == "conv":
+    if family in ("conv", "attention"):
         return tuple(k.config["at"]["key"])
     return (k.config["at"]["numel"],)
 
@@ -148,32 +150,118 @@ def _pointwise(k: KernelSource, t: Target) -> Space:
 
 
 def _conv(k: KernelSource, t: Target) -> Space:
-    from kernelcraft.codegen.conv import _kc_conv_config
+    """Implicit-GEMM convolution tiles, warps and stages.
+
+    The limits keep every config spill-free on sm_90 and gfx942; they are what the
+    cross-compiled grid showed (BLOCK_M/N 16..128, BLOCK_K 16..64, 4/8 warps, all stages,
+    with 1-D/2-D/3-D, transposed, flat-walk and channels-last variants at the edges; the
+    measurements are in tests/test_conv.py's notes). fp32 dots split both operands
+    (bf16x3, tf32x3) and Triton keeps a second accumulator for the small terms, so on
+    NVIDIA an fp32 tile holds at most 32 accumulators per thread (64 for the tap-major walk
+    over NCHW inputs with 8 warps and BLOCK_K <= 32; 16 below 64 rows, where there is no
+    warp-group MMA, and with channels-last inputs on 4 warps) and at most 32 values of
+    either operand tile, with BLOCK_K <= 32 for the flat walk and channels-last inputs (and
+    the flat walk's input tile at most 16 values per thread and 64 columns, every dtype); on
+    CDNA 32 accumulators with BLOCK_K <= 32. 16-bit tiles take up to 64 accumulators per
+    thread. On CDNA the flat walk runs unpipelined (3-D: at most 64 rows) and 3-D or
+    transposed tap-major walks pipelined (else scalar registers spill).
+    """
+    from kernelcraft.codegen.conv import _kc_conv_config, _kc_conv_tap_major
 
     at = k.config["at"]
     M, N, K, item = at["M"], at["N"], at["K"], at["itemsize"]
-    ctx = {"M": M, "N": N, "K": K, "groups": at["groups"], "itemsize": item,
-           "flops": 2.0 * M * N * K * at["groups"], **_target_ctx(t)}
-    stages = (1, 2) if t.backend == "hip" else (1, 2, 3, 4)
-    knobs = (PowerOfTwo("BLOCK_M", 16, 256), PowerOfTwo("BLOCK_N", 16, 256),
-             PowerOfTwo("BLOCK_K", 16, 128), Choice("num_warps", (2, 4, 8)),
+    C, taps = at.get("C", K), at.get("taps", 1)
+    transposed, cin_inner = bool(at.get("transposed")), bool(at.get("cin_inner"))
+    dims = int(k.config.get("dims", 2))
+    ctx = {"M": M, "N": N, "K": K, "C": C, "taps": taps, "groups": at["groups"],
+           "itemsize": item, "flops": 2.0 * M * N * K * at["groups"], **_target_ctx(t)}
+    amd = t.backend == "hip"
+    stages = (1, 2, 3) if amd else (2, 3, 4)
+    knobs = (PowerOfTwo("BLOCK_M", 16, 128), PowerOfTwo("BLOCK_N", 16, 128),
+             PowerOfTwo("BLOCK_K", 16, 64), Choice("num_warps", (4, 8)),
              Choice("num_stages", stages))
+    fp32 = item >= 4
 
     def fits(c: Config) -> str | None:
-        if (c["BLOCK_M"] > max(16, _p2(M)) or c["BLOCK_N"] > max(16, _p2(N))
-                or c["BLOCK_K"] > max(16, _p2(K))):
+        bm, bn, bk, warps = c["BLOCK_M"], c["BLOCK_N"], c["BLOCK_K"], c["num_warps"]
+        if bm > max(16, _p2(M)) or bn > max(16, _p2(N)) or bk > max(16, _p2(K)):
             return "tile larger than the problem"
-        if max(1, c["num_stages"]) * (c["BLOCK_M"] + c["BLOCK_N"]) * c["BLOCK_K"] * item \
-                > t.smem_per_block:
+        if max(1, c["num_stages"]) * (bm + bn) * bk * item > t.smem_per_block:
             return "operand buffers exceed shared memory"
-        if c["BLOCK_M"] * c["BLOCK_N"] / (c["num_warps"] * t.warp_size) > 128:
-            return "too many accumulators per thread (register spills)"
+        if warps == 8 and bm < 64:
+            return "8 warps need 64 rows"
+        threads = warps * t.warp_size
+        acc = bm * bn / threads
+        tap_major = _kc_conv_tap_major(C, taps, bk, transposed)
+        if not fp32:
+            most = 64
+        elif amd:
+            most = 32
+        elif bm < 64:
+            most = 16
+        else:
+            most = 64 if warps == 8 and bk <= 32 and tap_major and not cin_inner else 32
+        if acc > most:
+            return f"over {most} accumulators per thread (register spills)"
+        if fp32 and not amd and max(bm, bn) * bk / threads > 32:
+            return "operand tiles over 32 values per thread (register spills)"
+        if fp32 and not amd and bk > 32 and (cin_inner or not tap_major):
+            return "BLOCK_K over 32 with the flat walk or channels-last input (register spills)"
+        if not amd and not tap_major and (bm * bk / threads > 16 or bn > 64):
+            return "flat walk over 16 input values per thread or 64 columns (register spills)"
+        if fp32 and not amd and cin_inner and warps == 4 and acc > 16:
+            return "over 16 accumulators per thread with channels-last input on 4 warps"
+        if fp32 and amd and bk > 32:
+            return "fp32 BLOCK_K over 32 on CDNA (register spills)"
+        if amd and not tap_major and c["num_stages"] > 1:
+            return "pipelined flat walk on CDNA (scalar register spills)"
+        if amd and tap_major and (dims == 3 or transposed) and c["num_stages"] < 2:
+            return "unpipelined 3-D or transposed tap-major walk on CDNA (scalar register spills)"
+        if amd and not tap_major and dims == 3 and bm > 64:
+            return "3-D flat walk over 64 rows on CDNA (scalar register spills)"
         return None
 
-    pick = _kc_conv_config(M, N, K, item, t.backend)
+    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed)
     default = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"), pick,
                        strict=True))
     return Space("conv", knobs, (fits,), ctx, _default(knobs, default))
+
+
+def _attention(k: KernelSource, t: Target) -> Space:
+    """Flash attention: query and key tiles, warps, stages (and CDNA's launch options)."""
+    from kernelcraft.codegen.attention import _kc_attention_config
+
+    at = k.config["at"]
+    B, H, M, N, D, Dv, item = (at[x] for x in ("B", "H", "M", "N", "D", "Dv", "itemsize"))
+    bd, bdv = max(16, _p2(D)), max(16, _p2(Dv))
+    work = 0.5 if k.config.get("causal") else 1.0
+    ctx = {"B": B, "H": H, "M": M, "N": N, "D": D, "itemsize": item,
+           "flops": 2.0 * B * H * M * N * (D + Dv) * work,
+           "bytes": float(item * B * H * ((M + N) * D + (N + M) * Dv)), **_target_ctx(t)}
+    stages = (1, 2) if t.backend == "hip" else (1, 2, 3, 4)
+    knobs: tuple[Any, ...] = (PowerOfTwo("BLOCK_M", 16, 256), PowerOfTwo("BLOCK_N", 16, 256),
+                              Choice("num_warps", (2, 4, 8)), Choice("num_stages", stages))
+    if t.backend == "hip":
+        knobs += (Choice("waves_per_eu", (0, 1, 2, 4)), Choice("matrix_instr_nonkdim", (16, 32)))
+        if t.arch != "gfx950":
+            knobs += (Choice("kpack", (1, 2)),)
+    q_tiles = 0 if t.backend == "hip" else 1  # Q staged in shared memory on NVIDIA
+
+    def fits(c: Config) -> str | None:
+        bm, bn = c["BLOCK_M"], c["BLOCK_N"]
+        if bm > max(16, _p2(M)) or bn > max(16, _p2(N)):
+            return "tile larger than the problem"
+        if (max(1, c["num_stages"]) * 2 * bn + q_tiles * bm) * bd * item > t.smem_per_block:
+            return "K/V stages exceed shared memory"
+        if bm * (bn + bd + bdv) / (c["num_warps"] * t.warp_size) > 192:
+            return "score, Q and accumulator tiles over 192 values per thread (register spills)"
+        return None
+
+    pick = _kc_attention_config(M, N, D, item, t.backend, t.smem_per_block,
+                                bool(k.config.get("causal")))
+    default = dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"), pick, strict=True))
+    default.update(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)  # Triton's defaults
+    return Space("attention", knobs, (fits,), ctx, _default(knobs, default))
 
 
 def _default(knobs: tuple[Any, ...], values: dict[str, Any]) -> Config | None:
@@ -199,9 +287,19 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
         spec["num_stages"] = int(config["num_stages"])
         spec["options"] = {o: config[o] for o in AMD_OPTIONS if o in config}
     elif family == "conv":
+        from kernelcraft.codegen.conv import _kc_conv_tap_major
+
+        at = k.config["at"]
         consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"],
                       BLOCK_K=config["BLOCK_K"])
+        if "C" in at:  # the K walk follows BLOCK_K, as in the wrapper
+            consts["TAP_MAJOR"] = _kc_conv_tap_major(at["C"], at["taps"], config["BLOCK_K"],
+                                                     bool(at.get("transposed")))
         spec["num_stages"] = int(config["num_stages"])
+    elif family == "attention":
+        consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"])
+        spec["num_stages"] = int(config["num_stages"])
+        spec["options"] = {o: config[o] for o in AMD_OPTIONS if o in config}
     elif family == "reduction":
         R = int(k.config["at_capture_sizes"]["R"])
         consts.update(BLOCK_K=config["BLOCK_K"], BLOCK_R=config["BLOCK_R"],

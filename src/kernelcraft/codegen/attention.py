@@ -14,8 +14,10 @@ halves the work of a causal square attention.
 
 Causal masking matches ``torch.nn.functional.scaled_dot_product_attention(is_causal=True)``:
 a top-left aligned lower triangle, query i sees keys j <= i, also when M != N. A row whose
-every score is -inf (an additive -inf or boolean mask) gives zeros, as torch does since it
-moved to a safe softmax; its NaN-free guard costs one select per row and block.
+every score is -inf (an additive -inf or boolean mask) gives zeros, as torch's SDPA does since
+it moved to a safe softmax (its NaN-free guard costs one select per row and block), or NaN
+with ``safe_softmax=False``, as a hand-written ``softmax(scores) @ v`` gives: the planner
+matches either form exactly.
 
 Precision: fp32 inputs take ``tl.dot(..., input_precision=PREC)`` on both products
 ("ieee" on the interpreter, the per-backend table otherwise, ``bf16x3`` by default: fp32
@@ -133,12 +135,12 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
                       s_ob, s_oh, s_om, s_od,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
                       BLOCK_DV: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
-                      PREC: tl.constexpr, UPCAST: tl.constexpr):
+                      PREC: tl.constexpr, UPCAST: tl.constexpr, SAFE: tl.constexpr):
     """One BLOCK_M query tile of one (batch, head); grid (cdiv(M, BLOCK_M), B * H).
 
     ``qk_scale`` is scale * log2(e). ``Mask`` is read at [b, h, m, n] through its strides
     (0 on broadcast dims); MASK_KIND 0 ignores it, 1 adds it, 2 keeps scores where it is
-    nonzero.
+    nonzero. SAFE: a row with every score masked stores zeros (else NaN, as 0 / 0).
     """
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
@@ -176,9 +178,11 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
         acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
         free, hi, qk_scale, N, D, DV, s_kn, s_kd, s_vn, s_vd, s_mm, s_mn,
         BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, True, PREC, UPCAST)
-    # a row with every score masked has l_i == 0 and acc == 0: it stores zeros, like torch
-    l_safe = tl.where(l_i == 0.0, 1.0, l_i)
-    o = acc / l_safe[:, None]
+    # a row with every score masked has l_i == 0 and acc == 0: zeros like torch's SDPA, or
+    # NaN (0 / 0) like a plain softmax
+    if SAFE:
+        l_i = tl.where(l_i == 0.0, 1.0, l_i)
+    o = acc / l_i[:, None]
     om = offs_m.to(tl.int64)
     o_ptrs = Out + b * s_ob + h * s_oh + om[:, None] * s_om + offs_dv[None, :] * s_od
     tl.store(o_ptrs, o.to(Out.dtype.element_ty),
@@ -186,16 +190,19 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
 
 
 def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
-                         smem: int | None = None) -> tuple[int, int, int, int]:
+                         smem: int | None = None, causal: bool = False
+                         ) -> tuple[int, int, int, int]:
     """Launch config (BLOCK_M, BLOCK_N, num_warps, num_stages) for an M x N x D attention.
 
     cpu (Triton's interpreter): its cost is per program and per KV step, not per element,
     so tiles grow with the sizes up to 64 (4x faster than 16 x 16 at 256 x 256).
     cuda: 128 x 64 for D <= 64, 64 x 64 above (the Q and accumulator tiles grow with D),
-    8 warps for the widest tiles; 3 stages, 2 for fp32 (its bf16x3 stages hold more than
-    their tiles: 3 overflow sm_80 at D = 64) or D > 128. hip: 64 x 64, one stage, 4 warps;
-    32 x 32 for fp32 with D > 64 and 64 x 32 with 8 warps for D > 128, the largest tiles
-    that did not spill on gfx942 (cross-compiled). Stages, then BLOCK_N, are cut until the
+    128 x 32 for fp32 above; 8 warps for the widest tiles and for 128 fp32 (bf16x3) rows
+    (4 spill on sm_90); 3 stages, 2 for fp32 (its bf16x3 stages hold more than their
+    tiles: 3 overflow sm_80 at D = 64) or D > 128. hip: 64 x 64, one stage, 4 warps;
+    32 x 32 for fp32 with D > 64 and 64 x 32 with 8 warps for D > 128, 64 x 32 when causal
+    (64 keys spill SGPRs there), the largest tiles that did not spill on gfx942
+    (cross-compiled, specialised as launched). Stages, then BLOCK_N, are cut until the
     K/V stages and Q fit ``smem`` bytes of shared memory / LDS (default 160 KiB on cuda,
     64 KiB on hip). Short query or key lengths shrink their tile (decode: M = 1 takes 16
     rows, not 128).
@@ -216,12 +223,12 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
         elif bd > 128:
             bm, bn, warps = 64, 32, 8
         else:
-            bm, bn, warps = 64, 64, 4
+            bm, bn, warps = 64, 32 if causal else 64, 4
         stages, q_tiles = 1, 0  # Q stays in registers
         smem = smem or 64 * 1024
     else:
-        bm, bn = (128, 64) if bd <= 64 else (64, 64)
-        warps = 8 if bm * bd * itemsize >= 64 * 128 * 4 else 4
+        bm, bn = (128, 64) if bd <= 64 else (128, 32) if itemsize == 4 else (64, 64)
+        warps = 8 if bm * bd * itemsize >= 64 * 128 * 4 or itemsize == 4 and bm >= 128 else 4
         # fp32 (bf16x3) stages hold more than their K/V tiles: 3 overflow sm_80 at D = 64
         stages, q_tiles = (3 if bd <= 128 and itemsize < 4 else 2), 1
         smem = smem or 160 * 1024
@@ -253,7 +260,7 @@ def _kc_pow2(x: object) -> bool:
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float | None = None,
               causal: bool = False, attn_mask: torch.Tensor | None = None,
               precision_table: dict[str, str] | None = None,
-              config: dict[str, int] | None = None) -> torch.Tensor:
+              config: dict[str, int] | None = None, safe_softmax: bool = True) -> torch.Tensor:
     """softmax(q @ k^T * scale + mask) @ v for q [B, H, M, D], k [B, H, N, D], v [B, H, N, Dv].
 
     Same semantics as ``torch.nn.functional.scaled_dot_product_attention``: ``scale``
@@ -261,7 +268,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     ``attn_mask`` broadcastable to [B, H, M, N] is added when floating and keeps the
     scores where True when boolean. Unlike torch, ``causal`` and ``attn_mask`` may be
     combined (both apply). Inputs may have any strides; the result is a contiguous
-    [B, H, M, Dv] tensor of q's dtype.
+    [B, H, M, Dv] tensor of q's dtype. A row whose every key is masked gives zeros
+    (``safe_softmax``, torch's SDPA) or NaN (``safe_softmax=False``, a plain softmax).
 
     ``precision_table`` maps a backend ("cuda", "hip") to the ``input_precision`` of fp32
     dots (default bf16x3: strict fp32 accuracy; "tf32" only when asked); the interpreter
@@ -324,7 +332,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     if scale is None:
         scale = 1.0 / math.sqrt(D)
     backend, smem = _kc_attention_device(q.device)
-    bm, bn, nw, ns = _kc_attention_config(M, N, D, q.element_size(), backend, smem)
+    bm, bn, nw, ns = _kc_attention_config(M, N, D, q.element_size(), backend, smem,
+                                          bool(causal))
     extra: dict[str, int] = {}
     if config is not None:
         unknown = set(config) - set(_KC_ATTN_KNOBS) - set(_KC_ATTN_AMD_KNOBS)
@@ -367,6 +376,6 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
             *views, qk_scale, H, M, N, D, DV,
             *q.stride(), *k.stride(), *v.stride(), *ms, *out.stride(),
             BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=bd, BLOCK_DV=bdv, CAUSAL=bool(causal),
-            MASK_KIND=mask_kind, PREC=prec, UPCAST=backend == "cpu",
+            MASK_KIND=mask_kind, PREC=prec, UPCAST=backend == "cpu", SAFE=bool(safe_softmax),
             num_warps=nw, num_stages=ns, **extra)
     return out

@@ -48,11 +48,17 @@ class KernelSource:
     constexprs: dict[str, Any] = field(default_factory=dict)
     num_warps: int = 4
     num_stages: int | None = None
+    #: parameter name -> Triton attributes (``[["tt.divisibility", 16]]``), as the launcher
+    #: specialises them; without them a cross-compile may spill where the launch does not
+    attrs: dict[str, Any] = field(default_factory=dict)
 
     def build_spec(self) -> dict[str, Any]:
-        return {"name": self.kernel_name, "signature": self.signature,
+        spec = {"name": self.kernel_name, "signature": self.signature,
                 "constexprs": self.constexprs, "num_warps": self.num_warps,
                 "num_stages": self.num_stages}
+        if self.attrs:
+            spec["attrs"] = self.attrs
+        return spec
 
 
 def ptr_type(n: fx.Node) -> str:

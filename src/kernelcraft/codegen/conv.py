@@ -1,32 +1,61 @@
-"""Implicit-GEMM 2D convolution: one Triton kernel with a fused bias/activation/scale epilogue.
+"""Implicit-GEMM convolution (1D/2D/3D, grouped, transposed): one Triton kernel, fused epilogue.
 
 A convolution is a matmul whose A operand is never materialised (no im2col buffer):
 
-    M = N * H_out * W_out      one GEMM row per output pixel (n, oh, ow)
-    N_gemm = C_out / groups    one GEMM column per output channel of the group
-    K = C_in / groups * KH * KW  one reduction index per (input channel, kh, kw)
+    M      = N * OD * OH * OW        one GEMM row per output pixel
+    N_gemm = C_out / groups          one GEMM column per output channel of the group
+    K      = C_in / groups * taps    one reduction index per (input channel, kernel tap)
 
-Each program computes a BLOCK_M x BLOCK_N tile of one group's output. Row m is decomposed
-once into (n, oh, ow); each K step decomposes its BLOCK_K reduction indices into
-(c, kh, kw) and gathers the input patch ``x[n, g*Cg + c, oh*sh - ph + kh*dh, ow*sw - pw +
-kw*dw]`` through the input's strides. Out-of-image taps (zero padding), rows past M and
-reduction indices past K are masked to 0, so the tail of every dimension needs no special
-case and asymmetric ("same" with an even kernel) end padding comes for free: only the
-start padding and the output size enter the index math. The weight tile is read through
-the weight's strides as a K x N_gemm matrix. The K order is (c, kh, kw) for NCHW inputs
-and (kh, kw, c) when the input is channels-last, so that consecutive K indices are
-consecutive in memory either way (the sum is the same; only its order differs).
+Each program computes a BLOCK_M x BLOCK_N tile of one group's output; grid axis 1 is the
+group. 1-D and 2-D convolutions are 3-D ones with unit leading dims, which the NDIM
+constexpr removes from the index math. Two K walks (``TAP_MAJOR``, chosen per call):
 
-Everything is read and written through strides, so NCHW and channels-last inputs and
-outputs need no copy. Sizes, strides, stride/padding/dilation and the group count are
-runtime arguments (shape-generic kernel); tiles, the activation, the epilogue flags and
-the dot precision are compile-time. fp32 dots use ``input_precision=PREC`` ("ieee" on the
-interpreter, "bf16x3" on GPUs by default: fp32-class accuracy on tensor cores); fp16/bf16
-use native dots on GPUs (widened to fp32 "ieee" under the interpreter, whose bf16 dot gives
-garbage in Triton 3.9); accumulation is fp32 and the output has the input dtype.
+- tap-major (the default): one flat loop over (tap, channel block). The tap is a scalar of
+  the iteration, so the input position, the zero-padding test and the address of each row
+  are computed once per row and tap (BLOCK_M values), and the gathered element is
+  ``row[m] + c[k] * s_xc``: one add per element, no div/mod. Waste: channels are padded to
+  BLOCK_K per tap, so layers with few input channels (an RGB stem) take the other walk.
+- flat: K in the weight's (c, taps) order (or (taps, c) for channels-last inputs, so that
+  neighbouring K indices are neighbours in memory), BLOCK_K indices decomposed per step
+  (a [BLOCK_K] vector, not per element) into a column offset and per-dim tap offsets;
+  the element address is ``row[m] + col[k]`` and its padding test one add and compare per
+  spatial dim.
 
-Not covered yet: 3D convolution, transposed convolution, padding modes other than zeros,
-and a direct (non-GEMM) kernel for depthwise layers, where N_gemm = 1 wastes most of a dot.
+Both keep the live index state small: a few [BLOCK_M] vectors, nothing [BLOCK_M, BLOCK_K]
+beyond the tile being loaded (the first template decomposed K per element in 64-bit and
+spilled on sm_90 at almost every tile). Offsets are 32-bit unless a tensor's reach needs
+64 (``IDX64``, chosen by the wrapper). Rows and columns past M and N_gemm are clamped to
+the last one for the loads (computed, never stored), so only padding and K are masked.
+
+Thread orientation matters as much: Triton lays a tile's threads along its last dim when
+it cannot prove contiguity, and every thread then holds its own copy of the per-row index
+vectors for all the rows it covers. So where the channels are not innermost (NCHW), the
+input tile is loaded as [BLOCK_K, BLOCK_M] (threads along the pixels, which neighbour in
+memory) and transposed for the dot, and the epilogue runs on the transposed tile
+(``PIX_MAJOR``: coalesced NCHW stores, few pixels per thread to decompose). This alone cut
+sm_90 registers of a 128 x 64 x 32 fp32 tile from 239 to 128 (3-D) and let 128 x 128
+tiles run spill-free.
+
+Transposed convolutions gather: output position o takes input i = (o + p - k*d) / s for
+every tap k where that division is exact and i is in range (output padding only changes
+the output size). Taps that miss for a row are masked, so strided transposed layers do s^d
+times the useful MMA work; they run tap-major only.
+
+Everything is read and written through strides (NCHW, channels-last, arbitrary views need
+no copy); sizes, strides, stride/padding/dilation and the group count are runtime arguments
+(shape-generic kernel); tiles, walks, the activation and the dot precision are
+compile-time. fp32 dots use ``input_precision=PREC`` ("ieee" on the interpreter, "bf16x3"
+on GPUs by default: fp32-class accuracy on tensor cores); fp16/bf16 use native dots on GPUs
+(widened to fp32 "ieee" under the interpreter, whose bf16 dot is wrong in Triton 3.9).
+Accumulation is fp32; the output has the input dtype.
+
+``_kc_conv_mainloop`` returns the fp32 tile; ``_kc_conv_kernel`` adds bias, activation and
+scale. Fused groups (``conv_group.py``) emit their own kernel around the same main loop
+with the group's pointwise epilogue, and launch it through :func:`_prepare`.
+
+Not covered: padding modes other than zeros (PyTorch applies them as a separate pad op
+before a zero-padded convolution), and a direct (non-GEMM) kernel for depthwise layers,
+where N_gemm = 1 wastes most of a dot.
 """
 
 from __future__ import annotations
@@ -48,6 +77,9 @@ _CONFIG_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages")
 #: largest grid axis 1 CUDA and HIP accept; more groups are launched in chunks
 _MAX_GRID_Y = 65535
 
+#: offsets at or past this many elements use 64-bit index math (margin below 2^31)
+_IDX32_LIMIT = 2**31 - 2**20
+
 
 @triton.jit
 def _kc_conv_tanh(x):
@@ -64,75 +96,238 @@ def _kc_conv_tanh(x):
 
 
 @triton.jit
-def _kc_conv2d_kernel(
-    x_ptr, w_ptr, b_ptr, o_ptr, scale,
-    M, H, W, H_out, W_out, CIN_G, COUT_G, KH, KW, K,
-    stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, g0,
-    s_xn, s_xc, s_xh, s_xw,
-    s_wo, s_wc, s_wh, s_ww,
-    s_on, s_oc, s_oh, s_ow,
-    s_b,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    CIN_INNER: tl.constexpr, HAS_BIAS: tl.constexpr, ACT: tl.constexpr,
-    HAS_SCALE: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
-):
-    pid = tl.program_id(0)
-    grp = (tl.program_id(1) + g0).to(tl.int64)
-    grid_n = tl.cdiv(COUT_G, BLOCK_N)
-    # column tiles fastest: neighbouring programs gather the same input patches (L2 hits);
-    # the weights are small and stay cached anyway
-    pid_m = pid // grid_n
-    pid_n = pid % grid_n
+def _kc_conv_rows(pid_m, BLOCK_M: tl.constexpr, IDX64: tl.constexpr):
+    """The GEMM rows (output pixels) of row tile ``pid_m``."""
+    if IDX64:
+        rows = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    else:
+        rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    return rows
 
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+
+@triton.jit
+def _kc_conv_pixels(m, OD, OH, OW, NDIM: tl.constexpr):
+    """(n, od, oh, ow) of GEMM rows ``m`` (the main loop passes rows clamped to M - 1, the
+    epilogue the rows themselves, whose stores are masked)."""
+    ow = m % OW
+    t = m // OW
+    oh = ow * 0
+    od = ow * 0
+    if NDIM >= 2:
+        oh = t % OH
+        t = t // OH
+    if NDIM >= 3:
+        od = t % OD
+        t = t // OD
+    return t, od, oh, ow
+
+
+@triton.jit
+def _kc_conv_pixel_offset(nb, od, oh, ow, s_n, s_d, s_h, s_w, NDIM: tl.constexpr):
+    """Offset of output pixel (nb, od, oh, ow) in a tensor with these strides."""
+    off = nb * s_n + ow * s_w
+    if NDIM >= 2:
+        off += oh * s_h
+    if NDIM >= 3:
+        off += od * s_d
+    return off
+
+
+@triton.jit
+def _kc_conv_mainloop(
+    x_ptr, w_ptr, pid_m, pid_n, grp,
+    M, CIN_G, COUT_G, K,
+    D, H, W, OD, OH, OW, KD, KH, KW,
+    sd, sh, sw, pd, ph, pw, dd, dh, dw,
+    s_xn, s_xc, s_xd, s_xh, s_xw,
+    s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    NDIM: tl.constexpr, TAP_MAJOR: tl.constexpr, CIN_INNER: tl.constexpr,
+    TRANSPOSED: tl.constexpr, IDX64: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
+):
+    """The fp32 [BLOCK_M, BLOCK_N] tile ``x (*) w`` of group ``grp`` (no bias)."""
+    # rows past M are clamped to the last row: computed, never stored
+    offs_m = _kc_conv_rows(pid_m, BLOCK_M, IDX64)
+    nb, od, oh, ow = _kc_conv_pixels(tl.minimum(offs_m, M - 1), OD, OH, OW, NDIM)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    m_ok = offs_m < M
-    n_ok = offs_n < COUT_G
-    # output pixel of each GEMM row
-    ow = offs_m % W_out
-    t = offs_m // W_out
-    oh = t % H_out
-    nb = (t // H_out).to(tl.int64)
-    ih0 = oh * stride_h - pad_h  # top-left input tap of each row's window
-    iw0 = ow * stride_w - pad_w
-    x_row = x_ptr + nb * s_xn + grp * CIN_G * s_xc  # [BLOCK_M] pointers
-    oc = grp * COUT_G + offs_n.to(tl.int64)  # absolute output channels
-    w_col = w_ptr + oc * s_wo  # [BLOCK_N] pointers
+    offs_k = tl.arange(0, BLOCK_K)
+    if IDX64:
+        grp = grp.to(tl.int64)
+        offs_n = offs_n.to(tl.int64)
+        offs_k = offs_k.to(tl.int64)
+    x_base = x_ptr + grp * CIN_G * s_xc
+    w_base = w_ptr + grp * s_wg
+    w_col = tl.minimum(offs_n, COUT_G - 1) * s_wo  # columns past N_gemm: clamped, not stored
+    # first input tap of each row (transposed: o + p, from which k * d is subtracted)
+    if TRANSPOSED:
+        iw0 = ow + pw
+        ih0 = oh + ph
+        id0 = od + pd
+        row = nb * s_xn
+    else:
+        iw0 = ow * sw - pw
+        ih0 = oh * sh - ph
+        id0 = od * sd - pd
+        row = _kc_conv_pixel_offset(nb, id0, ih0, iw0, s_xn, s_xd, s_xh, s_xw, NDIM)
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k0 in range(0, K, BLOCK_K):
-        offs_k = k0 + tl.arange(0, BLOCK_K)
-        k_ok = offs_k < K
-        if CIN_INNER:  # K ordered (kh, kw, c): channels-last inputs read along c
-            c = offs_k % CIN_G
-            r = offs_k // CIN_G
-            kw = r % KW
-            kh = r // KW
-        else:  # K ordered (c, kh, kw), the weight's own order
-            kw = offs_k % KW
-            r = offs_k // KW
-            kh = r % KH
-            c = r // KH
-        ih = ih0[:, None] + (kh * dil_h)[None, :]
-        iw = iw0[:, None] + (kw * dil_w)[None, :]
-        # zero padding, ragged M and K: masked taps read 0
-        a_mask = (m_ok[:, None] & k_ok[None, :] & (ih >= 0) & (ih < H)
-                  & (iw >= 0) & (iw < W))
-        a_ptrs = (x_row[:, None] + c.to(tl.int64)[None, :] * s_xc
-                  + ih.to(tl.int64) * s_xh + iw.to(tl.int64) * s_xw)
-        a = tl.load(a_ptrs, mask=a_mask, other=0.0)
-        w_off = (c.to(tl.int64) * s_wc + kh.to(tl.int64) * s_wh + kw.to(tl.int64) * s_ww)
-        b = tl.load(w_col[None, :] + w_off[:, None], mask=k_ok[:, None] & n_ok[None, :],
-                    other=0.0)
-        if NATIVE:  # fp16/bf16 on a GPU: tensor-core dot, fp32 accumulator
-            acc = tl.dot(a, b, acc=acc)
-        else:
-            acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc, input_precision=PREC)
+    if TAP_MAJOR:
+        # the (tap, channel block) of each step advance as counters: a scalar division by a
+        # runtime value costs dozens of instructions and registers per step (SGPRs on CDNA)
+        c0 = grp * 0
+        kw = grp * 0
+        kh = grp * 0
+        kd = grp * 0
+        for _ in range(0, KD * KH * KW * tl.cdiv(CIN_G, BLOCK_K)):
+            c = c0 + offs_k
+            # per row (BLOCK_M values): input position, padding test and address of the tap
+            if TRANSPOSED:
+                tw = iw0 - kw * dw
+                iw = tw // sw
+                ok = (tw >= 0) & (iw * sw == tw) & (iw < W)
+                off = row + iw * s_xw
+                if NDIM >= 2:
+                    th = ih0 - kh * dh
+                    ih = th // sh
+                    ok = ok & (th >= 0) & (ih * sh == th) & (ih < H)
+                    off += ih * s_xh
+                if NDIM >= 3:
+                    td = id0 - kd * dd
+                    idd = td // sd
+                    ok = ok & (td >= 0) & (idd * sd == td) & (idd < D)
+                    off += idd * s_xd
+            else:
+                iw = iw0 + kw * dw
+                ok = (iw >= 0) & (iw < W)
+                off = row + kw * dw * s_xw
+                if NDIM >= 2:
+                    ih = ih0 + kh * dh
+                    ok = ok & (ih >= 0) & (ih < H)
+                    off += kh * dh * s_xh
+                if NDIM >= 3:
+                    idd = id0 + kd * dd
+                    ok = ok & (idd >= 0) & (idd < D)
+                    off += kd * dd * s_xd
+            c_ok = c < CIN_G
+            if CIN_INNER:  # channels contiguous: threads along K
+                a = tl.load(x_base + off[:, None] + (c * s_xc)[None, :],
+                            mask=ok[:, None] & c_ok[None, :], other=0.0)
+            else:  # NCHW: threads along the pixels (M), which neighbour in memory
+                a = tl.trans(tl.load(x_base + off[None, :] + (c * s_xc)[:, None],
+                                     mask=ok[None, :] & c_ok[:, None], other=0.0))
+            w_tap = kw * s_ww
+            if NDIM >= 2:
+                w_tap += kh * s_wh
+            if NDIM >= 3:
+                w_tap += kd * s_wd
+            b = tl.load(w_base + w_tap + (c * s_wc)[:, None] + w_col[None, :],
+                        mask=c_ok[:, None], other=0.0)
+            if NATIVE:  # fp16/bf16 on a GPU: tensor-core dot, fp32 accumulator
+                acc = tl.dot(a, b, acc=acc)
+            else:
+                acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc, input_precision=PREC)
+            c0 += BLOCK_K
+            step = c0 >= CIN_G  # next tap: kw fastest, then kh, then kd
+            c0 = tl.where(step, 0, c0)
+            kw = tl.where(step, kw + 1, kw)
+            step = kw == KW
+            kw = tl.where(step, 0, kw)
+            kh = tl.where(step, kh + 1, kh)
+            if NDIM >= 3:
+                step = kh == KH
+                kh = tl.where(step, 0, kh)
+                kd = tl.where(step, kd + 1, kd)
+    else:
+        taps = KD * KH * KW
+        for k0 in range(0, K, BLOCK_K):
+            k = k0 + offs_k
+            k_ok = k < K
+            if CIN_INNER:  # (taps, c): channels-last inputs are contiguous along c
+                c = k % CIN_G
+                tap = k // CIN_G
+            else:  # (c, taps): the weight's own order, contiguous along kw in NCHW
+                tap = k % taps
+                c = k // taps
+            kw = tap % KW
+            kh = tap // KW
+            kd = kh * 0
+            if NDIM >= 3:
+                kd = kh // KH
+                kh = kh % KH
+            # per K index ([BLOCK_K] values): column offset and dilated tap offsets
+            col = c * s_xc + kw * dw * s_xw
+            w_off = c * s_wc + kw * s_ww
+            if CIN_INNER:  # channels contiguous: [BLOCK_M, BLOCK_K], threads along K
+                iw = iw0[:, None] + (kw * dw)[None, :]
+                ok = k_ok[None, :] & (iw >= 0) & (iw < W)
+                if NDIM >= 2:
+                    ih = ih0[:, None] + (kh * dh)[None, :]
+                    ok = ok & (ih >= 0) & (ih < H)
+                if NDIM >= 3:
+                    idd = id0[:, None] + (kd * dd)[None, :]
+                    ok = ok & (idd >= 0) & (idd < D)
+            else:  # NCHW: [BLOCK_K, BLOCK_M], threads along the pixels
+                iw = iw0[None, :] + (kw * dw)[:, None]
+                ok = k_ok[:, None] & (iw >= 0) & (iw < W)
+                if NDIM >= 2:
+                    ih = ih0[None, :] + (kh * dh)[:, None]
+                    ok = ok & (ih >= 0) & (ih < H)
+                if NDIM >= 3:
+                    idd = id0[None, :] + (kd * dd)[:, None]
+                    ok = ok & (idd >= 0) & (idd < D)
+            if NDIM >= 2:
+                col += kh * dh * s_xh
+                w_off += kh * s_wh
+            if NDIM >= 3:
+                col += kd * dd * s_xd
+                w_off += kd * s_wd
+            if CIN_INNER:
+                a = tl.load(x_base + row[:, None] + col[None, :], mask=ok, other=0.0)
+            else:
+                a = tl.trans(tl.load(x_base + row[None, :] + col[:, None], mask=ok, other=0.0))
+            b = tl.load(w_base + w_off[:, None] + w_col[None, :], mask=k_ok[:, None], other=0.0)
+            if NATIVE:
+                acc = tl.dot(a, b, acc=acc)
+            else:
+                acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc, input_precision=PREC)
+    return acc
+
+
+@triton.jit
+def _kc_conv_kernel(
+    x_ptr, w_ptr, b_ptr, o_ptr, scale,
+    M, CIN_G, COUT_G, K,
+    D, H, W, OD, OH, OW, KD, KH, KW,
+    sd, sh, sw, pd, ph, pw, dd, dh, dw, g0,
+    s_xn, s_xc, s_xd, s_xh, s_xw,
+    s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,
+    s_on, s_oc, s_od, s_oh, s_ow, s_b,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    NDIM: tl.constexpr, TAP_MAJOR: tl.constexpr, CIN_INNER: tl.constexpr,
+    TRANSPOSED: tl.constexpr, IDX64: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
+    PIX_MAJOR: tl.constexpr, HAS_BIAS: tl.constexpr, ACT: tl.constexpr,
+    HAS_SCALE: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    grp = tl.program_id(1) + g0
+    grid_n = tl.cdiv(COUT_G, BLOCK_N)
+    # column tiles fastest: neighbouring programs gather the same input patches (L2 hits)
+    pid_m = pid // grid_n
+    pid_n = pid % grid_n
+    acc = _kc_conv_mainloop(
+        x_ptr, w_ptr, pid_m, pid_n, grp, M, CIN_G, COUT_G, K,
+        D, H, W, OD, OH, OW, KD, KH, KW, sd, sh, sw, pd, ph, pw, dd, dh, dw,
+        s_xn, s_xc, s_xd, s_xh, s_xw, s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,
+        BLOCK_M, BLOCK_N, BLOCK_K, NDIM, TAP_MAJOR, CIN_INNER, TRANSPOSED, IDX64, NATIVE, PREC)
 
     # epilogue on the fp32 tile: act(conv + bias) * scale
+    acc, offs_m, nb, od, oh, ow, oc, mask = _kc_conv_epilogue_tile(
+        acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, BLOCK_M, BLOCK_N, NDIM, IDX64,
+        PIX_MAJOR)
     if HAS_BIAS:
-        bias = tl.load(b_ptr + oc * s_b, mask=n_ok, other=0.0).to(tl.float32)
-        acc += bias[None, :]
+        acc += _kc_conv_channels(
+            tl.load(b_ptr + oc * s_b, mask=oc < (grp + 1) * COUT_G, other=0.0), PIX_MAJOR
+        ).to(tl.float32)
     if ACT == "relu":
         acc = tl.maximum(acc, 0.0)
     elif ACT == "gelu":
@@ -143,23 +338,79 @@ def _kc_conv2d_kernel(
         acc = _kc_conv_tanh(acc)
     if HAS_SCALE:
         acc = acc * scale
+    o_ptrs = o_ptr + _kc_conv_tile_offset(nb, od, oh, ow, oc, s_on, s_oc, s_od, s_oh, s_ow,
+                                          NDIM, PIX_MAJOR)
+    tl.store(o_ptrs, acc.to(o_ptr.dtype.element_ty), mask=mask)
 
-    o_row = nb * s_on + oh.to(tl.int64) * s_oh + ow.to(tl.int64) * s_ow
-    o_ptrs = o_ptr + o_row[:, None] + (oc * s_oc)[None, :]
-    tl.store(o_ptrs, acc.to(o_ptr.dtype.element_ty), mask=m_ok[:, None] & n_ok[None, :])
+
+@triton.jit
+def _kc_conv_epilogue_tile(acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW,
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NDIM: tl.constexpr,
+                           IDX64: tl.constexpr, PIX_MAJOR: tl.constexpr):
+    """The tile in store orientation with its pixels, channels and mask.
+
+    PIX_MAJOR (outputs whose channel stride is not 1, NCHW): the tile is transposed to
+    [BLOCK_N, BLOCK_M], so that threads run along the pixels, which neighbour in memory:
+    stores coalesce, and each thread decomposes few pixels. Returns (tile, offs_m, n, od,
+    oh, ow, oc, mask); epilogue operands broadcast through ``_kc_conv_channels`` and
+    ``_kc_conv_tile_offset``.
+    """
+    offs_m = _kc_conv_rows(pid_m, BLOCK_M, IDX64)
+    nb, od, oh, ow = _kc_conv_pixels(offs_m, OD, OH, OW, NDIM)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    n_ok = offs_n < COUT_G
+    oc = grp * COUT_G + offs_n
+    if IDX64:
+        oc = oc.to(tl.int64)
+    if PIX_MAJOR:
+        tile = tl.trans(acc)
+        mask = n_ok[:, None] & (offs_m < M)[None, :]
+    else:
+        tile = acc
+        mask = (offs_m < M)[:, None] & n_ok[None, :]
+    return tile, offs_m, nb, od, oh, ow, oc, mask
 
 
-def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int,
-                    backend: str) -> tuple[int, int, int, int, int]:
+@triton.jit
+def _kc_conv_channels(v, PIX_MAJOR: tl.constexpr):
+    """A per-channel vector broadcastable against the epilogue tile."""
+    if PIX_MAJOR:
+        out = v[:, None]
+    else:
+        out = v[None, :]
+    return out
+
+
+@triton.jit
+def _kc_conv_tile_offset(nb, od, oh, ow, oc, s_n, s_c, s_d, s_h, s_w, NDIM: tl.constexpr,
+                         PIX_MAJOR: tl.constexpr):
+    """Offsets of the epilogue tile's elements in an output-shaped tensor with these strides."""
+    pix = _kc_conv_pixel_offset(nb, od, oh, ow, s_n, s_d, s_h, s_w, NDIM)
+    if PIX_MAJOR:
+        off = (oc * s_c)[:, None] + pix[None, :]
+    else:
+        off = pix[:, None] + (oc * s_c)[None, :]
+    return off
+
+
+def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
+                    cin: int | None = None, transposed: bool = False
+                    ) -> tuple[int, int, int, int, int]:
     """Launch config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) of one conv.
 
-    ``Cout`` is the GEMM's N: output channels per group. Tiles shrink to the problem (powers
-    of two, at least 16, which tl.dot needs) so small layers do not pay for empty lanes.
+    ``Cout`` is the GEMM's N (output channels per group), ``cin`` the input channels per
+    group: with 16 or more, BLOCK_K follows them (the tap-major walk pads channels to
+    BLOCK_K per tap), else K. Tiles shrink to the problem (powers of two, at least 16,
+    which tl.dot needs) so small layers do not pay for empty lanes; every pick lies in the
+    spill-free region of the tuning space (``spaces._conv``).
     cpu (Triton's interpreter): up to 128 x 64 x 64; its cost is per program and per K step,
     hardly per element (a 16^3 tile ran 20x slower than 128 x 16 x 64 on a 3x3 layer).
-    cuda: 128 x 64 tiles (128 x 128 for wide 16-bit layers), a 32 step for fp32 (bf16x3
-    triples the dot's registers) and 64 for 16-bit. hip: 64 x 64 x 32, two stages (bigger
-    fp32 bf16x3 tiles spill on CDNA).
+    cuda: fp32 128 x 64 x 32 on 8 warps (bf16x3 splits both operands and keeps a second
+    accumulator: 32 accumulators per thread at most), 16-bit 128 x 128 x 64 on 8 warps;
+    the flat walk at most 16 input values per thread and 64 columns (its per-value index
+    math).
+    hip: 64 x 64 x 32 on 4 warps, two stages (CDNA's VGPRs and LDS), one for the flat walk
+    (pipelined, its index math spills scalar registers).
     """
 
     def fit(x: int, hi: int) -> int:
@@ -168,31 +419,51 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int,
             v *= 2
         return v
 
-    if backend == "cpu":
-        return fit(M, 128), fit(Cout, 64), fit(K, 64), 4, 1
+    red = K if cin is None or cin < 16 else cin
     wide = itemsize < 4
+    if backend == "cpu":
+        return fit(M, 128), fit(Cout, 64), fit(red, 64), 4, 1
     if backend == "hip":
-        return fit(M, 64), fit(Cout, 64), fit(K, 32), 4, 2
+        bk = fit(red, 32)
+        flat = cin is not None and not _kc_conv_tap_major(cin, max(1, K // cin), bk, transposed)
+        return fit(M, 64), fit(Cout, 64), bk, 4, 1 if flat else 2
     bm = fit(M, 128)
-    bn = fit(Cout, 128 if wide and Cout >= 128 else 64)
-    bk = fit(K, 64 if wide else 32)
-    warps = 8 if bm * bn >= 128 * 128 else 4
+    bn = fit(Cout, 128 if wide else 64)
+    bk = fit(red, 64 if wide else 32)
+    warps = 8 if bm >= 64 and bm * bn > (64 if wide else 32) * 128 else 4
+    if cin is not None and not _kc_conv_tap_major(cin, max(1, K // cin), bk, transposed):
+        bn = min(bn, 64)  # the flat walk's index math is per value: smaller tiles
+        while bk > 16 and bm * bk > 16 * 32 * warps:
+            bk //= 2
     return bm, bn, bk, warps, 4 if wide else 3
 
 
-def _pair(v: object, name: str, low: int) -> tuple[int, int]:
-    """An int or a pair of ints as a pair, each >= low."""
-    items = v if isinstance(v, (tuple, list)) else (v, v)
-    if len(items) != 2 or not all(isinstance(i, int) and not isinstance(i, bool)
-                                  for i in items):
-        raise ValueError(f"conv2d: {name} must be an int or a pair of ints, got {v!r}")
+def _kc_conv_tap_major(cin_g: int, taps: int, block_k: int, transposed: bool) -> bool:
+    """Whether the tap-major K walk fits: it pads channels to BLOCK_K per tap, the flat walk
+    pads only K; tap-major has the cheaper index math, so it wins unless it wastes much more
+    (an RGB stem: 3 channels in a 16-wide step)."""
+    if transposed:
+        return True
+    k = cin_g * taps
+    eff_tap = cin_g / (-(-cin_g // block_k) * block_k)
+    eff_flat = k / (-(-k // block_k) * block_k)
+    return eff_tap >= 0.7 * eff_flat
+
+
+def _tuple(v: object, nd: int, name: str, low: int, fn: str) -> tuple[int, ...]:
+    """An int or ``nd`` ints as a tuple, each >= low."""
+    items = v if isinstance(v, (tuple, list)) else (v,) * nd
+    if len(items) != nd or not all(isinstance(i, int) and not isinstance(i, bool)
+                                   for i in items):
+        what = "an int" if nd == 1 else f"an int or {nd} ints"
+        raise ValueError(f"{fn}: {name} must be {what}, got {v!r}")
     if min(items) < low:
-        raise ValueError(f"conv2d: {name} must be >= {low}, got {v!r}")
-    return int(items[0]), int(items[1])
+        raise ValueError(f"{fn}: {name} must be >= {low}, got {v!r}")
+    return tuple(int(i) for i in items)
 
 
-def _padding(padding: object, kernel: tuple[int, int], stride: tuple[int, int],
-             dilation: tuple[int, int]) -> tuple[tuple[int, int], bool]:
+def _padding(padding: object, nd: int, kernel: tuple[int, ...], stride: tuple[int, ...],
+             dilation: tuple[int, ...], fn: str) -> tuple[tuple[int, ...], bool]:
     """(start padding per dim, same): 'valid' is no padding; 'same' pads like torch.
 
     torch's 'same' pads dil * (k - 1) in all per dim, the smaller half in front; only the
@@ -200,15 +471,15 @@ def _padding(padding: object, kernel: tuple[int, int], stride: tuple[int, int],
     """
     if isinstance(padding, str):
         if padding == "valid":
-            return (0, 0), False
+            return (0,) * nd, False
         if padding == "same":
-            if stride != (1, 1):
-                raise ValueError("conv2d: padding='same' is not supported for strided "
+            if any(s != 1 for s in stride):
+                raise ValueError(f"{fn}: padding='same' is not supported for strided "
                                  f"convolutions (stride={stride})")
             return tuple(d * (k - 1) // 2 for d, k in zip(dilation, kernel, strict=True)), True
-        raise ValueError(f"conv2d: padding must be an int, a pair of ints, 'valid' or 'same'; "
+        raise ValueError(f"{fn}: padding must be an int, {nd} ints, 'valid' or 'same'; "
                          f"got {padding!r}")
-    return _pair(padding, "padding", 0), False
+    return _tuple(padding, nd, "padding", 0, fn), False
 
 
 def _precision(table: dict[str, str] | None, backend: str) -> str:
@@ -217,182 +488,284 @@ def _precision(table: dict[str, str] | None, backend: str) -> str:
     ``table`` ("cuda"/"hip" -> precision) overrides :data:`DEFAULT_PRECISION` per backend.
     """
     if table is not None and not isinstance(table, dict):
-        raise ValueError("conv2d: precision_table must be a dict or None, got "
+        raise ValueError("conv: precision_table must be a dict or None, got "
                          f"{type(table).__name__}")
     merged = dict(DEFAULT_PRECISION)
     merged.update(table or {})
     for k, v in merged.items():
         if v not in _PRECISIONS:
-            raise ValueError(f"conv2d: precision_table[{k!r}] = {v!r} is not one of "
+            raise ValueError(f"conv: precision_table[{k!r}] = {v!r} is not one of "
                              f"{', '.join(_PRECISIONS)}")
     if backend == "cpu":
         return "ieee"
     return merged.get(backend, "ieee")
 
 
-def _check_config(config: dict[str, int] | None) -> None:
+def _check_config(config: dict[str, int] | None, fn: str) -> None:
     if config is not None and not isinstance(config, dict):
-        raise ValueError(f"conv2d: config must be a dict or None, got {type(config).__name__}")
+        raise ValueError(f"{fn}: config must be a dict or None, got {type(config).__name__}")
     for k, v in (config or {}).items():
         if k not in _CONFIG_KEYS:
-            raise ValueError(f"conv2d: unknown config key {k!r} (known: "
+            raise ValueError(f"{fn}: unknown config key {k!r} (known: "
                              f"{', '.join(_CONFIG_KEYS)})")
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise ValueError(f"conv2d: config[{k!r}] must be a positive int, got {v!r}")
+            raise ValueError(f"{fn}: config[{k!r}] must be a positive int, got {v!r}")
         if k.startswith("BLOCK_") and (v < 16 or v & (v - 1)):
-            raise ValueError(f"conv2d: config[{k!r}] must be a power of two >= 16, got {v}")
+            raise ValueError(f"{fn}: config[{k!r}] must be a power of two >= 16, got {v}")
 
 
-def _launch_config(config: dict[str, int] | None, M: int, cout_g: int, K: int, itemsize: int,
-                   backend: str) -> tuple[int, int, int, int, int]:
+def _launch_config(config: dict[str, int] | None, M: int, cout_g: int, K: int, cin_g: int,
+                   itemsize: int, backend: str, fn: str = "conv", transposed: bool = False
+                   ) -> tuple[int, int, int, int, int]:
     """The heuristic's config with the caller's (the tuner's) knobs over it."""
-    _check_config(config)
-    cfg = dict(zip(_CONFIG_KEYS, _kc_conv_config(M, cout_g, K, itemsize, backend), strict=True))
+    _check_config(config, fn)
+    cfg = dict(zip(_CONFIG_KEYS, _kc_conv_config(M, cout_g, K, itemsize, backend, cin_g,
+                                                 transposed), strict=True))
     cfg.update(config or {})
     return tuple(cfg[k] for k in _CONFIG_KEYS)  # type: ignore[return-value]
 
 
-def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
-           stride: int | tuple[int, int] = 1,
-           padding: int | tuple[int, int] | str = 0,
-           dilation: int | tuple[int, int] = 1, groups: int = 1,
-           activation: str | None = None, scale: float | None = None,
-           out_channels_last: bool = False,
-           precision_table: dict[str, str] | None = None,
-           config: dict[str, int] | None = None) -> torch.Tensor:
-    """``scale * act(F.conv2d(x, weight, bias, stride, padding, dilation, groups))``, one kernel.
+def _reach(sizes: list[int], strides: list[int]) -> int:
+    """Largest element offset of a tensor (|index . stride| over its in-range indices).
 
-    x: [N, C_in, H, W] (or unbatched [C_in, H, W]) in any layout; weight: [C_out,
-    C_in/groups, KH, KW]; bias: [C_out]. activation: None or one of :data:`ACTIVATIONS`
-    (gelu is the erf form). The output has x's dtype, NCHW-contiguous or channels-last
-    (``out_channels_last``). ``precision_table`` maps "cuda"/"hip" to the fp32 dots'
-    input_precision (default :data:`DEFAULT_PRECISION`); ``config`` overrides any of
-    BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages. Raises ValueError on bad arguments.
+    Lanes that index past an edge (padding, channel blocks, rows past M) are masked: their
+    32-bit offsets may wrap, but they are never dereferenced.
+    """
+    return sum(max(s - 1, 0) * abs(st) for s, st in zip(sizes, strides, strict=True))
+
+
+def _front3(vals: tuple[int, ...], fill: int) -> tuple[int, int, int]:
+    """Spatial values padded in front to 3 dims (D, H, W)."""
+    return (fill,) * (3 - len(vals)) + tuple(vals)  # type: ignore[return-value]
+
+
+def _prepare(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+             stride: object, padding: object, dilation: object, groups: object,
+             transposed: bool, output_padding: object, out_channels_last: bool,
+             precision_table: dict[str, str] | None, config: dict[str, int] | None,
+             fn: str) -> dict:
+    """Validate a convolution call and derive its launch: output, sizes, strides, knobs.
+
+    Returns a dict: ``out`` (the allocated output, batched), ``unbatched``, ``args`` (the
+    kernel's runtime arguments from M to the weight strides, with ``g0`` left out),
+    ``consts`` (its constexprs), ``warps``, ``stages``, ``tiles`` (grid axis 0), ``groups``,
+    ``nd`` and ``IDX64``. Raises ValueError on bad arguments.
     """
     if not isinstance(x, torch.Tensor) or not isinstance(weight, torch.Tensor):
-        raise ValueError("conv2d: x and weight must be tensors")
-    unbatched = x.dim() == 3
+        raise ValueError(f"{fn}: x and weight must be tensors")
+    nd = weight.dim() - 2
+    if nd not in (1, 2, 3):
+        raise ValueError(f"{fn}: weight must have 3 to 5 dims ([C_out, C_in/groups, *kernel]), "
+                         f"got shape {tuple(weight.shape)}")
+    unbatched = x.dim() == nd + 1
     if unbatched:
         x = x.unsqueeze(0)
-    if x.dim() != 4:
-        raise ValueError(f"conv2d: x must be [N, C_in, H, W] or [C_in, H, W], got shape "
-                         f"{tuple(x.shape)}")
-    if weight.dim() != 4:
-        raise ValueError(f"conv2d: weight must be [C_out, C_in/groups, KH, KW], got shape "
-                         f"{tuple(weight.shape)}")
+    if x.dim() != nd + 2:
+        raise ValueError(f"{fn}: x must be [N, C_in, *spatial] with {nd} spatial dims (or "
+                         f"unbatched), got shape {tuple(x.shape)}")
     if x.dtype not in (torch.float32, torch.float16, torch.bfloat16):
-        raise ValueError(f"conv2d: dtype {x.dtype} not supported (float32, float16, bfloat16)")
+        raise ValueError(f"{fn}: dtype {x.dtype} not supported (float32, float16, bfloat16)")
     if weight.dtype != x.dtype or (bias is not None and bias.dtype != x.dtype):
-        raise ValueError(f"conv2d: x, weight and bias must share a dtype; got {x.dtype}, "
+        raise ValueError(f"{fn}: x, weight and bias must share a dtype; got {x.dtype}, "
                          f"{weight.dtype}" + (f", {bias.dtype}" if bias is not None else ""))
     if weight.device != x.device or (bias is not None and bias.device != x.device):
-        raise ValueError("conv2d: x, weight and bias must be on one device")
+        raise ValueError(f"{fn}: x, weight and bias must be on one device")
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
-        raise ValueError(f"conv2d: groups must be a positive int, got {groups!r}")
-    Nb, C_in, H, W = x.shape
-    C_out, cin_g, KH, KW = weight.shape
+        raise ValueError(f"{fn}: groups must be a positive int, got {groups!r}")
+    Nb, C_in = x.shape[:2]
+    spatial = tuple(x.shape[2:])
+    kernel = tuple(weight.shape[2:])
+    if transposed:
+        if weight.shape[0] != C_in:
+            raise ValueError(f"{fn}: weight expects {weight.shape[0]} input channels "
+                             f"([C_in, C_out/groups, *kernel]), x has C_in={C_in}")
+        cin_g, cout_g = C_in // groups, int(weight.shape[1])
+        C_out = cout_g * groups
+    else:
+        C_out, cin_g = int(weight.shape[0]), int(weight.shape[1])
+        cout_g = C_out // groups
+        if C_out % groups:
+            raise ValueError(f"{fn}: C_out={C_out} is not divisible by groups={groups}")
     if C_in % groups:
-        raise ValueError(f"conv2d: C_in={C_in} is not divisible by groups={groups}")
-    if C_out % groups:
-        raise ValueError(f"conv2d: C_out={C_out} is not divisible by groups={groups}")
-    if cin_g != C_in // groups:
-        raise ValueError(f"conv2d: weight expects {cin_g} input channels per group, but x has "
+        raise ValueError(f"{fn}: C_in={C_in} is not divisible by groups={groups}")
+    if not transposed and cin_g != C_in // groups:
+        raise ValueError(f"{fn}: weight expects {cin_g} input channels per group, but x has "
                          f"C_in={C_in} in {groups} group(s) ({C_in // groups} per group)")
     if bias is not None and tuple(bias.shape) != (C_out,):
-        raise ValueError(f"conv2d: bias must have shape ({C_out},), got {tuple(bias.shape)}")
-    act = "none" if activation is None else activation
-    if act not in ACTIVATIONS:
-        raise ValueError(f"conv2d: activation {activation!r} is not one of "
-                         f"{', '.join(ACTIVATIONS)} or None")
-    if scale is not None and (not isinstance(scale, (int, float)) or isinstance(scale, bool)):
-        raise ValueError(f"conv2d: scale must be a float or None, got {scale!r}")
-    _check_config(config)
+        raise ValueError(f"{fn}: bias must have shape ({C_out},), got {tuple(bias.shape)}")
+    _check_config(config, fn)
     _precision(precision_table, "cpu")  # validates the table before anything runs
-    sh, sw = _pair(stride, "stride", 1)
-    dh, dw = _pair(dilation, "dilation", 1)
-    (ph, pw), same = _padding(padding, (KH, KW), (sh, sw), (dh, dw))
-    if same:
-        H_out, W_out = H, W
+    st = _tuple(stride, nd, "stride", 1, fn)
+    dil = _tuple(dilation, nd, "dilation", 1, fn)
+    if transposed:
+        if isinstance(padding, str):
+            raise ValueError(f"{fn}: padding must be an int or {nd} ints, got {padding!r}")
+        pad, same = _tuple(padding, nd, "padding", 0, fn), False
+        opad = _tuple(output_padding, nd, "output_padding", 0, fn)
+        if any(o >= max(s, d) for o, s, d in zip(opad, st, dil, strict=True)):
+            raise ValueError(f"{fn}: output_padding {opad} must be smaller than stride or "
+                             f"dilation ({st}, {dil})")
+        out_sp = tuple((i - 1) * s - 2 * p + d * (k - 1) + o + 1 for i, s, p, d, k, o
+                       in zip(spatial, st, pad, dil, kernel, opad, strict=True))
     else:
-        H_out = (H + 2 * ph - dh * (KH - 1) - 1) // sh + 1
-        W_out = (W + 2 * pw - dw * (KW - 1) - 1) // sw + 1
-    if H_out < 1 or W_out < 1:
-        raise ValueError(f"conv2d: output size {H_out}x{W_out} is too small (input {H}x{W}, "
-                         f"kernel {KH}x{KW}, padding ({ph}, {pw}), dilation ({dh}, {dw}))")
+        pad, same = _padding(padding, nd, kernel, st, dil, fn)
+        out_sp = spatial if same else tuple(
+            (i + 2 * p - d * (k - 1) - 1) // s + 1
+            for i, s, p, d, k in zip(spatial, st, pad, dil, kernel, strict=True))
+    if min(out_sp) < 1:
+        raise ValueError(f"{fn}: output size {out_sp} is too small (input {spatial}, kernel "
+                         f"{kernel}, stride {st}, padding {pad}, dilation {dil})")
 
     dev = x.device
-    fmt = torch.channels_last if out_channels_last else torch.contiguous_format
-    out = torch.empty((Nb, C_out, H_out, W_out), device=dev, dtype=x.dtype, memory_format=fmt)
-    M = Nb * H_out * W_out
-    cout_g = C_out // groups
-    K = cin_g * KH * KW
-    if M == 0 or C_out == 0:
-        return out[0] if unbatched else out
-
-    interpreted = not isinstance(_kc_conv2d_kernel, triton.runtime.JITFunction)
+    if out_channels_last:  # channels innermost, whatever the rank
+        out = torch.empty((Nb, *out_sp, C_out), device=dev, dtype=x.dtype).movedim(-1, 1)
+    else:
+        out = torch.empty((Nb, C_out, *out_sp), device=dev, dtype=x.dtype)
+    interpreted = not isinstance(_kc_conv_kernel, triton.runtime.JITFunction)
     if dev.type == "cpu" and not interpreted:
-        raise RuntimeError("conv2d: CPU tensors run only under Triton's interpreter; set "
+        raise RuntimeError(f"{fn}: CPU tensors run only under Triton's interpreter; set "
                            "TRITON_INTERPRET=1 before kernelcraft.codegen.conv is imported")
     if interpreted:
         backend = "cpu"
     elif dev.type == "cuda":
         backend = "hip" if getattr(torch.version, "hip", None) else "cuda"
     else:
-        raise ValueError(f"conv2d: device type {dev.type!r} not supported")
-    bm, bn, bk, warps, stages = _launch_config(config, M, cout_g, K, x.element_size(), backend)
-    fp32 = x.dtype == torch.float32
-    prec = _precision(precision_table, backend) if fp32 else "ieee"
-    native = not fp32 and backend != "cpu"
-    # K in (kh, kw, c) order when channels are innermost in x (contiguous taps along K)
-    cin_inner = x.stride(1) == 1 and cin_g > 1
-    b_arg = bias if bias is not None else weight  # never read without HAS_BIAS
-    tiles = triton.cdiv(M, bm) * triton.cdiv(cout_g, bn)
-    for g0 in range(0, groups, _MAX_GRID_Y):
-        _kc_conv2d_kernel[(tiles, min(_MAX_GRID_Y, groups - g0))](
-            x, weight, b_arg, out, 1.0 if scale is None else float(scale),
-            M, H, W, H_out, W_out, cin_g, cout_g, KH, KW, K,
-            sh, sw, ph, pw, dh, dw, g0,
-            *x.stride(), *weight.stride(), *out.stride(),
-            bias.stride(0) if bias is not None else 0,
-            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, CIN_INNER=cin_inner,
-            HAS_BIAS=bias is not None, ACT=act, HAS_SCALE=scale is not None,
-            NATIVE=native, PREC=prec, num_warps=warps, num_stages=stages,
-        )
-    return out[0] if unbatched else out
+        raise ValueError(f"{fn}: device type {dev.type!r} not supported")
+    launch = _launch(list(x.shape), list(x.stride()), list(weight.shape), list(weight.stride()),
+                     list(out.shape), list(out.stride()), st, pad, dil, groups, bool(transposed),
+                     x.element_size(), backend, config, precision_table, fn)
+    launch.update(out=out, unbatched=unbatched, x=x, empty=out.numel() == 0)
+    return launch
 
 
-def conv1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
-           stride: int | tuple[int] = 1, padding: int | tuple[int] | str = 0,
-           dilation: int | tuple[int] = 1, groups: int = 1,
-           activation: str | None = None, scale: float | None = None,
-           out_channels_last: bool = False,
-           precision_table: dict[str, str] | None = None,
-           config: dict[str, int] | None = None) -> torch.Tensor:
-    """1D convolution as :func:`conv2d` on a height-1 view (no copy).
+def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
+            w_strides: list[int], o_shape: list[int], o_strides: list[int],
+            st: tuple[int, ...], pad: tuple[int, ...], dil: tuple[int, ...], groups: int,
+            transposed: bool, itemsize: int, backend: str, config: dict[str, int] | None,
+            precision_table: dict[str, str] | None, fn: str = "conv") -> dict:
+    """The launch of a checked convolution from sizes and strides alone (also what
+    cross-compilation builds at the captured sizes): the kernel's runtime arguments from M
+    to the dilation (``args``), the input and weight strides (``strides``), constexprs,
+    warps, stages, grid axis 0 (``tiles``), ``groups`` and ``nd``."""
+    nd = len(w_shape) - 2
+    spatial, kernel, out_sp = tuple(x_shape[2:]), tuple(w_shape[2:]), tuple(o_shape[2:])
+    cin_g = x_shape[1] // groups
+    cout_g = w_shape[1] if transposed else w_shape[0] // groups
+    M = o_shape[0]
+    for o in out_sp:
+        M *= o
+    taps = 1
+    for k in kernel:
+        taps *= k
+    K = cin_g * taps
+    bm, bn, bk, warps, stages = _launch_config(config, M, cout_g, K, cin_g, itemsize,
+                                               backend, fn, transposed)
+    if transposed:  # weight [C_in, C_out/groups, *k]: roles of dims 0 and 1 swap
+        s_wo, s_wc = w_strides[1], w_strides[0]
+        s_wg = cin_g * s_wc
+    else:
+        s_wo, s_wc = w_strides[0], w_strides[1]
+        s_wg = cout_g * s_wo
+    idx64 = (M >= _IDX32_LIMIT or _reach(x_shape, x_strides) >= _IDX32_LIMIT
+             or _reach(w_shape, w_strides) >= _IDX32_LIMIT
+             or _reach(o_shape, o_strides) >= _IDX32_LIMIT)
+    args = (M, cin_g, cout_g, K, *_front3(spatial, 1), *_front3(out_sp, 1),
+            *_front3(kernel, 1), *_front3(st, 1), *_front3(pad, 0), *_front3(dil, 1))
+    strides = (x_strides[0], x_strides[1], *_front3(tuple(x_strides[2:]), 0),
+               s_wg, s_wo, s_wc, *_front3(tuple(w_strides[2:]), 0))
+    consts = {
+        "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "NDIM": nd,
+        "TAP_MAJOR": _kc_conv_tap_major(cin_g, taps, bk, transposed),
+        # channels innermost in x: tiles [BLOCK_M, BLOCK_K] with threads along the channels,
+        # flat K in (taps, c) order; else threads along the pixels
+        "CIN_INNER": x_strides[1] == 1 and cin_g > 1,
+        "TRANSPOSED": transposed, "IDX64": idx64,
+        # output channels not innermost (NCHW): the epilogue runs pixel-major
+        "PIX_MAJOR": o_strides[1] != 1,
+        "NATIVE": itemsize < 4 and backend != "cpu",
+        "PREC": _precision(precision_table, backend) if itemsize == 4 else "ieee",
+    }
+    return {"args": args, "strides": strides, "consts": consts, "warps": warps,
+            "stages": stages, "nd": nd, "groups": groups,
+            "tiles": triton.cdiv(M, bm) * triton.cdiv(cout_g, bn)}
 
-    x: [N, C_in, L] (or [C_in, L]); weight: [C_out, C_in/groups, K]. ``out_channels_last``
-    gives an output whose channel stride is 1 ([N, L, C_out] in memory).
+
+def _out_strides(t: torch.Tensor, nd: int) -> tuple[int, ...]:
+    """(s_n, s_c, s_d, s_h, s_w) of an output-shaped tensor (missing spatial dims: 0)."""
+    s = t.stride()
+    return (s[0], s[1], *_front3(tuple(s[2:]), 0))
+
+
+def conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
+         stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
+         dilation: int | tuple[int, ...] = 1, groups: int = 1, transposed: bool = False,
+         output_padding: int | tuple[int, ...] = 0,
+         activation: str | None = None, scale: float | None = None,
+         out_channels_last: bool = False,
+         precision_table: dict[str, str] | None = None,
+         config: dict[str, int] | None = None, fn: str = "conv") -> torch.Tensor:
+    """``scale * act(convolution(x, weight, bias, ...))`` in one kernel, 1-D to 3-D.
+
+    The spatial rank comes from ``weight`` ([C_out, C_in/groups, *kernel]; transposed:
+    [C_in, C_out/groups, *kernel]); x is [N, C_in, *spatial] or unbatched [C_in, *spatial]
+    in any layout; bias: [C_out]. activation: None or one of :data:`ACTIVATIONS` (gelu is
+    the erf form). The output has x's dtype, contiguous or channels-innermost
+    (``out_channels_last``). ``precision_table`` maps "cuda"/"hip" to the fp32 dots'
+    input_precision (default :data:`DEFAULT_PRECISION`); ``config`` overrides any of
+    BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages. Raises ValueError on bad arguments.
     """
-    if not isinstance(x, torch.Tensor) or not isinstance(weight, torch.Tensor):
-        raise ValueError("conv1d: x and weight must be tensors")
-    if x.dim() not in (2, 3):
-        raise ValueError(f"conv1d: x must be [N, C_in, L] or [C_in, L], got shape "
-                         f"{tuple(x.shape)}")
-    if weight.dim() != 3:
+    act = "none" if activation is None else activation
+    if act not in ACTIVATIONS:
+        raise ValueError(f"{fn}: activation {activation!r} is not one of "
+                         f"{', '.join(ACTIVATIONS)} or None")
+    if scale is not None and (not isinstance(scale, (int, float)) or isinstance(scale, bool)):
+        raise ValueError(f"{fn}: scale must be a float or None, got {scale!r}")
+    p = _prepare(x, weight, bias, stride, padding, dilation, groups, transposed,
+                 output_padding, out_channels_last, precision_table, config, fn)
+    out = p["out"]
+    if not p["empty"]:
+        b_arg = bias if bias is not None else weight  # never read without HAS_BIAS
+        for g0 in range(0, groups, _MAX_GRID_Y):
+            _kc_conv_kernel[(p["tiles"], min(_MAX_GRID_Y, groups - g0))](
+                p["x"], weight, b_arg, out, 1.0 if scale is None else float(scale),
+                *p["args"], g0, *p["strides"], *_out_strides(out, p["nd"]),
+                bias.stride(0) if bias is not None else 0,
+                **p["consts"], HAS_BIAS=bias is not None, ACT=act,
+                HAS_SCALE=scale is not None, num_warps=p["warps"], num_stages=p["stages"],
+            )
+    return out[0] if p["unbatched"] else out
+
+
+def conv1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
+           **kw: object) -> torch.Tensor:
+    """:func:`conv` with a 1-D check: x [N, C_in, L] (or [C_in, L]), weight [C_out, C_in/g, K]."""
+    if isinstance(weight, torch.Tensor) and weight.dim() != 3:
         raise ValueError(f"conv1d: weight must be [C_out, C_in/groups, K], got shape "
                          f"{tuple(weight.shape)}")
+    return conv(x, weight, bias, fn="conv1d", **kw)  # type: ignore[arg-type]
 
-    def one(v: object, name: str) -> object:
-        if isinstance(v, (tuple, list)):
-            if len(v) != 1:
-                raise ValueError(f"conv1d: {name} must be an int or a 1-tuple, got {v!r}")
-            v = v[0]
-        return v
 
-    pad = padding if isinstance(padding, str) else (0, one(padding, "padding"))
-    y = conv2d(x.unsqueeze(-2), weight.unsqueeze(-2), bias, stride=(1, one(stride, "stride")),
-               padding=pad, dilation=(1, one(dilation, "dilation")), groups=groups,
-               activation=activation, scale=scale, out_channels_last=out_channels_last,
-               precision_table=precision_table, config=config)
-    return y.squeeze(-2)
+def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
+           **kw: object) -> torch.Tensor:
+    """:func:`conv` with a 2-D check: x [N, C_in, H, W] (or [C_in, H, W]), weight [C_out,
+    C_in/groups, KH, KW]."""
+    if isinstance(weight, torch.Tensor) and weight.dim() != 4:
+        raise ValueError(f"conv2d: weight must be [C_out, C_in/groups, KH, KW], got shape "
+                         f"{tuple(weight.shape)}")
+    return conv(x, weight, bias, fn="conv2d", **kw)  # type: ignore[arg-type]
 
+
+def conv3d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
+           **kw: object) -> torch.Tensor:
+    """:func:`conv` with a 3-D check: x [N, C_in, D, H, W], weight [C_out, C_in/g, KD, KH, KW]."""
+    if isinstance(weight, torch.Tensor) and weight.dim() != 5:
+        raise ValueError(f"conv3d: weight must be [C_out, C_in/groups, KD, KH, KW], got shape "
+                         f"{tuple(weight.shape)}")
+    return conv(x, weight, bias, fn="conv3d", **kw)  # type: ignore[arg-type]
+
+
+def conv_transpose(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
+                   **kw: object) -> torch.Tensor:
+    """Transposed convolution (1-D to 3-D, from weight's rank) as a gather: :func:`conv`
+    with ``transposed=True``; weight [C_in, C_out/groups, *kernel]."""
+    return conv(x, weight, bias, transposed=True, fn="conv_transpose", **kw)  # type: ignore[arg-type]

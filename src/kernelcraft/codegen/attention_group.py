@@ -1,0 +1,151 @@
+"""An attention group: the flash-attention kernel of ``attention.py`` in the emitted module.
+
+The kernel library (``attention.py`` without its imports; ``attention`` renamed
+``_kc_attention``) is copied into ``kernel.py`` once. Each group gets a wrapper that turns
+the operands the planner found (``attention_pattern.py``) into the kernel's [B, H, S, D]
+views without copying (a transpose, a broadcast of size-1 batch or head dims, a leading
+unit dim for bmm-shaped [B*H, S, D] operands), multiplies the captured scale factors and
+calls the kernel with the causal flag, the boolean mask and the fully-masked-row rule the
+pattern had. fp32 dots take the module's precision table (strict fp32 emulated on tensor
+cores), 16-bit inputs native dots.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import torch
+
+from kernelcraft.attention_pattern import AttentionMatch, Operand
+from kernelcraft.codegen import attention
+from kernelcraft.codegen.common import KernelSource, module_body
+from kernelcraft.plan import Group, hint, val
+
+KERNEL = "_kc_attention_fwd"
+
+
+def library_source() -> str:
+    """attention.py's code for the emitted module (no docstring, no imports)."""
+    return re.sub(r"(?<![\w.])attention\(", "_kc_attention(", module_body(attention))
+
+
+def _operand(name: str, o: Operand) -> list[str]:
+    return [f"    {name} = {name}.transpose(-1, -2)"] if o.swap else []
+
+
+def emit_attention(g: Group, target: Any = None) -> KernelSource:
+    """The wrapper launching the flash kernel for attention group ``g``."""
+    m: AttentionMatch = g.template
+    if m is None:
+        raise NotImplementedError("attention group without a matched pattern")
+    wname = f"_kc_{g.name}"
+    scalars = m.scalars
+    args = ["q", "k", "v"] + (["mask"] if m.mask is not None else [])
+    args += [f"sc{i}" for i in range(len(scalars))]
+    scale = ["1.0"]
+    for f, divides in m.factors:
+        term = f"sc{scalars.index(f)}" if f in scalars else repr(float(f))
+        scale.append(f"{'/' if divides else '*'} {term}")
+    w = [f"def {wname}({', '.join(args)}):"]
+    w += _operand("q", m.q) + _operand("k", m.k) + _operand("v", m.v)
+    w += [
+        "    lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])",
+        "    lead = (1,) * (2 - len(lead)) + tuple(lead)  # [B, H]; B = 1 for [B*H, S, D]",
+        "    q, k, v = (t.expand(*lead, -1, -1) for t in (q, k, v))",
+    ]
+    mask = "None"
+    if m.mask is not None:
+        mask = "mask" if m.mask_keeps else "torch.logical_not(mask)"
+    w += [
+        f"    scale = float({' '.join(scale)})",
+        f"    t = _kc_tuned('{wname}', q.device, tuple(q.shape) + (k.shape[2], v.shape[3]))",
+        f"    out = _kc_attention(q, k, v, scale=scale, causal={m.causal}, attn_mask={mask},",
+        "                        precision_table=_KC_DOT_PRECISION, "
+        f"safe_softmax={m.safe},",
+        "                        config=None if t is None else dict(t))",
+        f"    return (out{'[0]' if m.rank == 3 else ''},)",
+    ]
+    sizes = _sizes(m)
+    backend = getattr(target, "backend", "cuda")
+    smem = getattr(target, "smem_per_block", None)
+    item = torch.empty((), dtype=m.dtype).element_size()
+    bm, bn, nw, ns = attention._kc_attention_config(sizes["M"], sizes["N"], sizes["D"], item,
+                                                    backend, smem, m.causal)
+    sig, consts, attrs = _build_spec(m, sizes, bm, bn)
+    mask_kind = "none" if m.mask is None else "boolean tensor"
+    cfg: dict[str, Any] = {
+        "template": "attention", "causal": m.causal, "mask": mask_kind,
+        "BLOCK_M": bm, "BLOCK_N": bn, "num_warps": nw, "num_stages": ns,
+        "dot": ("per backend (_KC_DOT_PRECISION)" if m.dtype == torch.float32
+                else "default (16-bit inputs)"),
+        "chosen": "at run time from the sizes (heuristic)",
+        "at": {**sizes, "itemsize": item, "target": getattr(target, "arch", backend),
+               "key": [sizes[d] for d in ("B", "H", "M", "D", "N", "Dv")]},
+    }
+    what = "causal " if m.causal else ("masked " if m.mask is not None else "")
+    notes = [f"{what}flash attention ({'SDPA' if m.safe else 'softmax'} semantics)"]
+    return KernelSource(KERNEL, wname, "", "\n".join(w), m.inputs, [m.output], cfg, notes,
+                        signature=sig, constexprs=consts, num_warps=nw, num_stages=ns,
+                        attrs=attrs)
+
+
+def _sizes(m: AttentionMatch) -> dict[str, int]:
+    """B, H, M, N, D, Dv at the captured sizes (as the kernel sees them)."""
+
+    def last2(o: Operand) -> list[int]:
+        s = [hint(d) for d in val(o.base).shape[-2:]]
+        return s[::-1] if o.swap else s
+
+    out = [hint(d) for d in val(m.output).shape]
+    lead = out[:-2] if m.rank == 4 else [1, out[0]]
+    (M, D), (N, _), (_, Dv) = last2(m.q), last2(m.k), last2(m.v)
+    return {"B": lead[0], "H": lead[1], "M": M, "N": N, "D": D, "Dv": Dv}
+
+
+def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
+                ) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+    """Signature, constexprs and attributes of the kernel as the wrapper launches it at the
+    captured sizes, specialised as Triton's launcher does (an int equal to 1 becomes a
+    constexpr, multiples of 16 and tensor pointers are marked divisible by 16): the
+    cross-compiled code is the code that runs."""
+    from kernelcraft.build import TRITON_DTYPE
+
+    lead = (sizes["B"], sizes["H"])
+
+    def strides(node: Any, swap: bool = False) -> list[int]:
+        shape, st = [hint(d) for d in val(node).shape], [hint(d) for d in val(node).stride()]
+        if swap:
+            shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]
+        while len(shape) < 4:
+            shape.insert(0, 1)
+            st.insert(0, 0)
+        return [0 if shape[i] == 1 and lead[i] != 1 else st[i] for i in range(2)] + st[2:]
+
+    H, M, N, D, Dv = (sizes[x] for x in ("H", "M", "N", "D", "Dv"))
+    ints: dict[str, int] = {"H": H, "M": M, "N": N, "D": D, "DV": Dv}
+    mask_st = strides(m.mask) if m.mask is not None else [0, 0, 0, 0]
+    for names, st in (("s_qb s_qh s_qm s_qd", strides(m.q.base, m.q.swap)),
+                      ("s_kb s_kh s_kn s_kd", strides(m.k.base, m.k.swap)),
+                      ("s_vb s_vh s_vn s_vd", strides(m.v.base, m.v.swap)),
+                      ("s_mb s_mh s_mm s_mn", mask_st),
+                      ("s_ob s_oh s_om s_od", [H * M * Dv, M * Dv, Dv, 1])):
+        ints.update(zip(names.split(), st, strict=True))
+    ptr = "*" + TRITON_DTYPE[str(m.dtype)]
+    sig = {"Q": ptr, "K": ptr, "V": ptr, "Mask": "*u8" if m.mask is not None else ptr,
+           "Out": ptr, "qk_scale": "fp32"}
+    attrs: dict[str, Any] = {p: [["tt.divisibility", 16]] for p in ("Q", "K", "V", "Mask", "Out")}
+    consts: dict[str, Any] = {}
+    for name, x in ints.items():
+        if x == 1:
+            consts[name] = 1
+            continue
+        sig[name] = "i32" if -(2 ** 31) <= x < 2 ** 31 else "i64"
+        if x % 16 == 0:
+            attrs[name] = [["tt.divisibility", 16]]
+    pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
+    consts.update(BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(D), BLOCK_DV=pow2(Dv),
+                  CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 2,
+                  PREC="bf16x3" if m.dtype == torch.float32 else "ieee", UPCAST=False,
+                  SAFE=m.safe)
+    return sig, consts, attrs
