@@ -153,15 +153,15 @@ def _conv(k: KernelSource, t: Target) -> Space:
     """Implicit-GEMM convolution tiles, warps and stages.
 
     The limits keep every config spill-free on sm_90 and gfx942; they are what the
-    cross-compiled grid showed (BLOCK_M/N 16..128, BLOCK_K 16..64, 4/8 warps, all stages,
-    with 1-D/2-D/3-D, transposed, flat-walk and channels-last variants at the edges; the
-    measurements are in tests/test_conv.py's notes). fp32 dots split both operands
+    cross-compiled grid showed (without a GPU, Triton 3.9: the whole space of a 2-D NCHW
+    layer, and the 20 heaviest configs of 1-D/3-D, transposed, flat-walk, channels-last and
+    16-bit variants; tests/test_conv.py rebuilds a few). fp32 dots split both operands
     (bf16x3, tf32x3) and Triton keeps a second accumulator for the small terms, so on
     NVIDIA an fp32 tile holds at most 32 accumulators per thread (64 for the tap-major walk
     over NCHW inputs with 8 warps and BLOCK_K <= 32; 16 below 64 rows, where there is no
     warp-group MMA, and with channels-last inputs on 4 warps) and at most 32 values of
-    either operand tile, with BLOCK_K <= 32 for the flat walk and channels-last inputs (and
-    the flat walk's input tile at most 16 values per thread and 64 columns, every dtype); on
+    either operand tile, with BLOCK_K <= 32 for channels-last inputs; the flat walk (every
+    dtype) takes BLOCK_K <= 32, 64 columns and 16 input values per thread at most; on
     CDNA 32 accumulators with BLOCK_K <= 32. 16-bit tiles take up to 64 accumulators per
     thread. On CDNA the flat walk runs unpipelined (3-D: at most 64 rows) and 3-D or
     transposed tap-major walks pipelined (else scalar registers spill).
@@ -205,7 +205,7 @@ def _conv(k: KernelSource, t: Target) -> Space:
             return f"over {most} accumulators per thread (register spills)"
         if fp32 and not amd and max(bm, bn) * bk / threads > 32:
             return "operand tiles over 32 values per thread (register spills)"
-        if fp32 and not amd and bk > 32 and (cin_inner or not tap_major):
+        if not amd and bk > 32 and (not tap_major or (fp32 and cin_inner)):
             return "BLOCK_K over 32 with the flat walk or channels-last input (register spills)"
         if not amd and not tap_major and (bm * bk / threads > 16 or bn > 64):
             return "flat walk over 16 input values per thread or 64 columns (register spills)"

@@ -432,7 +432,7 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
     bk = fit(red, 64 if wide else 32)
     warps = 8 if bm >= 64 and bm * bn > (64 if wide else 32) * 128 else 4
     if cin is not None and not _kc_conv_tap_major(cin, max(1, K // cin), bk, transposed):
-        bn = min(bn, 64)  # the flat walk's index math is per value: smaller tiles
+        bn, bk = min(bn, 64), min(bk, 32)  # the flat walk's index math is per value
         while bk > 16 and bm * bk > 16 * 32 * warps:
             bk //= 2
     return bm, bn, bk, warps, 4 if wide else 3
