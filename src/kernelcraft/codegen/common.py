@@ -81,6 +81,38 @@ def var(n: fx.Node) -> str:
     return f"v_{n.name}"
 
 
+def opmath(n: fx.Node) -> str:
+    """n's value as an op operand: 16-bit floats widened to fp32."""
+    if val(n).dtype in (torch.float16, torch.bfloat16):
+        return f"{var(n)}.to(tl.float32)"
+    return var(n)
+
+
+def emit_epilogue(body: list[str], anchor: fx.Node, epilogue: list[fx.Node],
+                  loads: list[fx.Node], outs: list[fx.Node], env: dict[fx.Node, str],
+                  load: Any, store: Any) -> None:
+    """Append a tile epilogue (the pointwise ops after a matmul or convolution) to ``body``.
+
+    ``env`` holds the anchor's and the scalars' expressions; ``load(node, i)`` gives the
+    expression loading operand ``loads[i]`` and ``store(node, i)`` the statement storing
+    ``outs[i]``. Operands are loaded right before their first use and outputs stored right
+    after their value, so that few tiles are live next to the accumulator.
+    """
+    load_id = {a: i for i, a in enumerate(loads)}
+    out_id = {o: i for i, o in enumerate(outs)}
+    if anchor in out_id:
+        body.append(store(anchor, out_id[anchor]))
+    for n in epilogue:
+        for a in n.all_input_nodes:
+            if a in load_id and a not in env:
+                body.append(f"    {var(a)} = {load(a, load_id[a])}")
+                env[a] = opmath(a)
+        body.append("    " + lower_pointwise(n, env))
+        env[n] = opmath(n)
+        if n in out_id:
+            body.append(store(n, out_id[n]))
+
+
 def operand_expr(a: Any, env: dict[fx.Node, str]) -> str:
     """The Triton expression of an op argument: a computed value or a literal."""
     if isinstance(a, fx.Node):

@@ -25,8 +25,9 @@ import torch.fx as fx
 from kernelcraft.codegen import conv
 from kernelcraft.codegen.common import (
     KernelSource,
-    lower_pointwise,
+    emit_epilogue,
     module_body,
+    opmath,
     ptr_type,
     scalar_type,
     var,
@@ -125,13 +126,6 @@ def _per_channel(a: fx.Node, shape: tuple[Any, ...]) -> bool:
     return all(d == 1 for i, d in enumerate(dims) if i != 1)
 
 
-def _opmath(n: fx.Node) -> str:
-    """n's value as an op operand: 16-bit floats widened to fp32."""
-    if str(val(n).dtype) in ("torch.float16", "torch.bfloat16"):
-        return f"{var(n)}.to(tl.float32)"
-    return var(n)
-
-
 _GEOMETRY = ("M CIN_G COUT_G K D H W OD OH OW KD KH KW sd sh sw pd ph pw dd dh dw g0 "
              "s_xn s_xc s_xd s_xh s_xw s_wg s_wo s_wc s_wd s_wh s_ww").split()
 _MAIN_CONSTS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "NDIM", "TAP_MAJOR", "CIN_INNER",
@@ -205,39 +199,21 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
         body.append("    acc += _kc_conv_channels(tl.load(b_ptr + oc * s_b, mask=oc < (grp + 1) "
                     "* COUT_G, other=0.0), PIX_MAJOR).to(tl.float32)")
     body.append(f"    {var(n)} = acc.to({TL_DTYPE[val(n).dtype]})")
-    env: dict[fx.Node, str] = {n: _opmath(n)}
+    env: dict[fx.Node, str] = {n: opmath(n)}
     env.update({s: sc_names[i] for i, s in enumerate(scalars)})
-    load_id = {a: i for i, a in enumerate(loads)}
-    out_id = {o: i for i, o in enumerate(outs)}
 
     def at(stem: str) -> str:
         return (f"_kc_conv_tile_offset(nb, od, oh, ow, oc, s_{stem}n, s_{stem}c, s_{stem}d, "
                 f"s_{stem}h, s_{stem}w, NDIM, PIX_MAJOR)")
 
-    def store(o: fx.Node) -> None:
-        i = out_id[o]
-        body.append(f"    tl.store(o{i}_ptr + {at(f'o{i}')}, {var(o)}, mask=mask)")
+    def load(a: fx.Node, i: int) -> str:
+        if _per_channel(a, shape):  # one value per channel: a vector, broadcast
+            return (f"_kc_conv_channels(tl.load(e{i}_ptr + oc * s_e{i}c, "
+                    "mask=oc < (grp + 1) * COUT_G, other=0), PIX_MAJOR)")
+        return f"tl.load(e{i}_ptr + {at(f'e{i}')}, mask=mask, other=0)"
 
-    # loads right before their first use and stores right after the value, so that few
-    # tiles are live next to the accumulator
-    if n in out_id:
-        store(n)
-    for m in epilogue:
-        for a in m.all_input_nodes:
-            if a in load_id and a not in env:
-                i = load_id[a]
-                if _per_channel(a, shape):  # one value per channel: a vector, broadcast
-                    body.append(f"    {var(a)} = _kc_conv_channels(tl.load(e{i}_ptr + oc * "
-                                f"s_e{i}c, mask=oc < (grp + 1) * COUT_G, other=0), "
-                                "PIX_MAJOR)")
-                else:
-                    body.append(f"    {var(a)} = tl.load(e{i}_ptr + {at(f'e{i}')}, mask=mask, "
-                                "other=0)")
-                env[a] = _opmath(a)
-        body.append("    " + lower_pointwise(m, env))
-        env[m] = _opmath(m)
-        if m in out_id:
-            store(m)
+    emit_epilogue(body, n, epilogue, loads, outs, env, load,
+                  lambda o, i: f"    tl.store(o{i}_ptr + {at(f'o{i}')}, {var(o)}, mask=mask)")
     source = f"@triton.jit\ndef {kname}({', '.join(params)}):\n" + "\n".join(body)
 
     # ---- wrapper
@@ -258,7 +234,7 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
         "    dom = conv.shape",
     ]
     onames = []
-    spare = n not in out_id  # the convolution's own buffer, free for an output of its dtype
+    spare = n not in outs  # the convolution's own buffer, free for an output of its dtype
     for i, o in enumerate(outs):
         if o is n or (spare and val(o).dtype == val(n).dtype):
             spare = False

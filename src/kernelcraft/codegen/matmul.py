@@ -27,7 +27,14 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from kernelcraft.codegen.common import KernelSource, lower_pointwise, ptr_type, scalar_type, var
+from kernelcraft.codegen.common import (
+    KernelSource,
+    emit_epilogue,
+    opmath,
+    ptr_type,
+    scalar_type,
+    var,
+)
 from kernelcraft.codegen.ops import TL_DTYPE, is_pointwise, op_name
 from kernelcraft.plan import Group, is_tensor_node, shape_key, val
 
@@ -99,13 +106,6 @@ def _hint(d: Any, default: int = 1024) -> int:
         hint = d.node.hint
         return int(hint) if hint is not None else default
     return int(d)
-
-
-def _opmath(n: fx.Node) -> str:
-    """n's value as an op operand: 16-bit floats widened to fp32."""
-    if val(n).dtype in (torch.float16, torch.bfloat16):
-        return f"{var(n)}.to(tl.float32)"
-    return var(n)
 
 
 def _check_epilogue(n: fx.Node, shape: tuple[Any, ...]) -> None:
@@ -247,33 +247,16 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         value = f"{value} + {cterm}"
     body.append(f"    {var(anchor)} = ({value}).to({out_dt})")
     # 16-bit values enter each op in fp32 (PyTorch's opmath) and leave it rounded
-    env: dict[fx.Node, str] = {anchor: _opmath(anchor)}
+    env: dict[fx.Node, str] = {anchor: opmath(anchor)}
+    env.update({x: sc_name[x] for x in scalars})
     boff = "pid_b * s_{0}b + " if batched else ""
-    load_id = {x: i for i, x in enumerate(loads)}
-    out_id = {o: i for i, o in enumerate(outs)}
-    for x in scalars:
-        env[x] = sc_name[x]
 
-    def store(o: fx.Node) -> None:
-        i = out_id[o]
-        off = boff.format(f"o{i}") + f"rm * s_o{i}m + rn * s_o{i}n"
-        body.append(f"    tl.store(o{i}_ptr + {off}, {var(o)}, mask=mask)")
+    def at(stem: str) -> str:
+        return boff.format(stem) + f"rm * s_{stem}m + rn * s_{stem}n"
 
-    # loads right before their first use and stores right after the value, so that few
-    # tiles are live next to the accumulator
-    if anchor in out_id:
-        store(anchor)
-    for n in epilogue:
-        for x in n.all_input_nodes:
-            if x in load_id and x not in env:
-                i = load_id[x]
-                off = boff.format(f"e{i}") + f"rm * s_e{i}m + rn * s_e{i}n"
-                body.append(f"    {var(x)} = tl.load(e{i}_ptr + {off}, mask=mask, other=0)")
-                env[x] = _opmath(x)
-        body.append("    " + lower_pointwise(n, env))
-        env[n] = _opmath(n)
-        if n in out_id:
-            store(n)
+    emit_epilogue(body, anchor, epilogue, loads, outs, env,
+                  lambda x, i: f"tl.load(e{i}_ptr + {at(f'e{i}')}, mask=mask, other=0)",
+                  lambda o, i: f"    tl.store(o{i}_ptr + {at(f'o{i}')}, {var(o)}, mask=mask)")
     source = ("@triton.jit\ndef " + kname + "(" + ", ".join(params) + "):\n"
               + "\n".join(body))
 
