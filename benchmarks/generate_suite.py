@@ -26,6 +26,7 @@ import traceback
 from pathlib import Path
 
 from kernelcraft.generate import GenerateOptions, generate
+from kernelcraft.plan import FusionOptions
 from kernelcraft.tune import TuneOptions
 
 START = time.time()
@@ -52,6 +53,8 @@ def main() -> None:
     ap.add_argument("--deadline", type=float, default=None,
                     help="start no new problem after this many seconds (a resumable run "
                          "that fits a time slot)")
+    ap.add_argument("--conv-template", action="store_true",
+                    help="convolutions through the implicit-GEMM template (else extern)")
     ap.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
     args = ap.parse_args()
     files = sorted(p for p in args.problems.glob("*.py") if not p.name.startswith("_"))
@@ -80,7 +83,9 @@ def main() -> None:
                 effort=args.tune, strategy=args.strategy, db_path=args.db, progress=False)
             gen = generate(f, GenerateOptions(targets=args.targets, out_dir=args.out,
                                               device=args.device, build=not args.no_build,
-                                              tune=tune, db_path=args.db))
+                                              tune=tune, db_path=args.db,
+                                              fusion=FusionOptions(
+                                                  conv_template=args.conv_template)))
             j = gen.judge
             row.update(
                 correct=j.correct, reason=j.reason, detail=j.detail[:300], device=j.device,
@@ -135,9 +140,11 @@ def run_shards(gpus: int, per_gpu: int, results: Path) -> None:
     env = dict(os.environ)
     if per_gpu > 1:
         env["KERNELCRAFT_GPU_LOCK"] = str(results.parent / ".gpu.lock")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = visible.split(",") if visible else [str(i) for i in range(gpus)]
     procs = [subprocess.Popen([sys.executable, __file__, *argv, "--shard", f"{i}/{n}",
                                "--results", str(results)],
-                              env={**env, "CUDA_VISIBLE_DEVICES": str(i % gpus)})
+                              env={**env, "CUDA_VISIBLE_DEVICES": ids[i % gpus]})
              for i in range(n)]
     for p in procs:
         p.wait()
