@@ -246,8 +246,10 @@ def test_precision_table_and_knobs_reach_the_launch(monkeypatch: pytest.MonkeyPa
 
     assert launch("cpu")["PREC"] == "ieee" and launch("cpu")["UPCAST"]
     assert launch("cuda")["PREC"] == "bf16x3" and not launch("cuda")["UPCAST"]
-    assert launch("hip")["PREC"] == "bf16x3"
+    assert launch("cuda")["PREC_QK"] == "bf16x6"  # scores need more bits than P @ V
+    assert launch("hip")["PREC"] == "bf16x3" and launch("hip")["PREC_QK"] == "bf16x6"
     assert launch("cuda", precision_table={"cuda": "tf32"})["PREC"] == "tf32"
+    assert launch("cuda", precision_table={"cuda": "tf32"})["PREC_QK"] == "tf32"
     assert not launch("cuda", q.half())["UPCAST"]
     amd = {"BLOCK_M": 32, "waves_per_eu": 2, "kpack": 2}
     kw = launch("hip", config=amd)
@@ -346,6 +348,7 @@ def test_cross_compiles(arch: str, dtype: torch.dtype, tmp_path: Path,
     for name in kernel.arg_names[len(args):]:
         sig[name], consts[name] = "constexpr", kw[name]
     assert consts["PREC"] == ("bf16x3" if dtype == torch.float32 else "ieee")
+    assert consts["PREC_QK"] == ("bf16x6" if dtype == torch.float32 else "ieee")
     src = triton.compiler.ASTSource(fn=kernel, signature=sig, constexprs=consts, attrs=attrs)
     compiled = triton.compile(src, target=target.gpu_target(),
                               options={"num_warps": kw["num_warps"],

@@ -1,0 +1,110 @@
+"""The implicit-GEMM convolution template against cuDNN on the GPU: where its time goes.
+
+Per layer (a 3x3 widening layer, a 1x1 layer, a strided 3x3, a depthwise 3x3, a 3-D layer):
+cuDNN fp32 (TF32 off, as the strict judge runs it) with NCHW and channels-last inputs, and
+the template with the heuristic config, with other fp32 dot precisions (which says whether
+the dots or the loads bound it), with channels-last input, and over a config sweep; the
+judge's comparison against a float64 convolution for each. One JSON line per measurement.
+
+Usage (repository root, a CUDA machine): python3 benchmarks/conv_gpu.py --out c.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import itertools
+import json
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+import triton
+
+from kernelcraft.codegen.conv import conv
+from kernelcraft.measure.compare import compare_one
+from kernelcraft.measure.timing import time_cuda
+
+#: name: (x shape, weight shape, stride, padding, groups)
+LAYERS = {
+    "3x3_64_128": ((32, 64, 128, 128), (128, 64, 3, 3), 1, 1, 1),
+    "1x1_256_256": ((32, 256, 56, 56), (256, 256, 1, 1), 1, 0, 1),
+    "3x3_s2_128_256": ((32, 128, 64, 64), (256, 128, 3, 3), 2, 1, 1),
+    "dw3x3_256": ((32, 256, 56, 56), (256, 1, 3, 3), 1, 1, 256),
+    "3d_3x3x3_32_64": ((8, 32, 16, 64, 64), (64, 32, 3, 3, 3), 1, 1, 1),
+}
+SWEPT = ("3x3_64_128", "1x1_256_256")
+SWEEP = [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=s)
+         for bm, bn, bk, w, s in itertools.product((64, 128), (64, 128), (32, 64), (4, 8), (2, 3))]
+
+
+def run_layer(name: str, spec: tuple, timed, emit, sweep: bool) -> None:
+    xs, ws, stride, pad, groups = spec
+    torch.manual_seed(0)
+    x = torch.randn(xs, device="cuda")
+    w = torch.randn(ws, device="cuda") / (ws[1] * ws[2] ** (len(ws) - 2)) ** 0.5
+    b = torch.randn(ws[0], device="cuda")
+    fn = F.conv3d if len(xs) == 5 else F.conv2d
+    torch.backends.cudnn.allow_tf32 = False
+    ref = fn(x, w, b, stride=stride, padding=pad, groups=groups)
+    ref64 = fn(x.double(), w.double(), b.double(), stride=stride, padding=pad, groups=groups)
+    out_pix = ref[0, 0].numel() * xs[0]
+    flop = 2.0 * out_pix * ws[0] * ws[1] * (ws[2] ** (len(ws) - 2))
+    base = dict(layer=name, x=list(xs), w=list(ws), stride=stride, padding=pad, groups=groups,
+                gflop=flop / 1e9)
+    xcl = x.contiguous(memory_format=torch.channels_last if len(xs) == 4
+                       else torch.channels_last_3d)
+
+    def cudnn(x):
+        return fn(x, w, b, stride=stride, padding=pad, groups=groups)
+
+    eager = timed(cudnn, (x,))
+    emit(base | dict(impl="cudnn_fp32", ms=eager, tflops=flop / eager / 1e9))
+    emit(base | dict(impl="cudnn_fp32_channels_last", ms=timed(cudnn, (xcl,))))
+
+    def ours(x, prec="bf16x3", cfg=None):
+        return conv(x, w, b, stride=stride, padding=pad, groups=groups,
+                    precision_table={"cuda": prec}, config=cfg)
+
+    variants = [("heuristic", x, "bf16x3", None), ("channels_last", xcl, "bf16x3", None),
+                ("tf32", x, "tf32", None), ("ieee", x, "ieee", None)]
+    if sweep and name in SWEPT:
+        variants += [(json.dumps(c), x, "bf16x3", c) for c in SWEEP]
+    for label, inp, prec, cfg in variants:
+        try:
+            got = ours(inp, prec, cfg)
+            chk = compare_one(0, got, ref, ref64, "fp32")
+            ms = timed(lambda x, prec=prec, cfg=cfg: ours(x, prec, cfg), (inp,))
+            emit(base | dict(impl="kc", variant=label, precision=prec, ms=ms, ok=chk.ok,
+                             rel_l2=chk.rel_l2, vs_cudnn=eager / ms,
+                             tflops=flop / ms / 1e9))
+        except Exception as exc:  # recorded, the sweep goes on
+            emit(base | dict(impl="kc", variant=label, error=f"{type(exc).__name__}: {exc}"[:200]))
+    del x, xcl, ref, ref64
+    torch.cuda.empty_cache()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--budget-ms", type=float, default=300.0)
+    args = ap.parse_args()
+    env = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+           "triton": triton.__version__, "date": dt.datetime.now(dt.UTC).isoformat()}
+    out = args.out.open("a")
+
+    def emit(row: dict) -> None:
+        out.write(json.dumps(row | env) + "\n")
+        out.flush()
+        print(json.dumps(row), flush=True)
+
+    def timed(fn, inputs) -> float:
+        return time_cuda(fn, [inputs], budget_ms=args.budget_ms).median_ms
+
+    for name, spec in LAYERS.items():
+        run_layer(name, spec, timed, emit, args.sweep)
+
+
+if __name__ == "__main__":
+    main()
