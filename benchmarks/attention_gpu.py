@@ -78,7 +78,7 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
             emit(shape | dict(impl="kc_fp32", precision=prec, config="heuristic",
                               error=f"{type(exc).__name__}: {exc}"[:400]))
             continue
-        if not sweep or prec != "bf16x3":
+        if not sweep or prec != "bf16x3" or causal or s == 2048:
             continue
         for cfg in SWEEP:
             try:
@@ -98,8 +98,19 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
     chk = compare_one(0, got, refb, ref64, "bf16")
     ms = timed(lambda q, k, v: attention(q, k, v, scale=scale, causal=causal),
                (qb, kb, vb))
-    emit(shape | dict(impl="kc_bf16", ms=ms, sdpa_bf16_ms=flash, ok=chk.ok,
-                      rel_l2=chk.rel_l2, vs_sdpa=flash / ms))
+    emit(shape | dict(impl="kc_bf16", config="heuristic", ms=ms, sdpa_bf16_ms=flash,
+                      ok=chk.ok, rel_l2=chk.rel_l2, vs_sdpa=flash / ms))
+    for cfg in SWEEP if sweep and s != 2048 else []:
+        try:
+            got = attention(qb, kb, vb, scale=scale, causal=causal, config=cfg)
+            chk = compare_one(0, got, refb, ref64, "bf16")
+            ms = timed(lambda q, k, v, cfg=cfg: attention(q, k, v, scale=scale, causal=causal,
+                                                          config=cfg), (qb, kb, vb))
+            emit(shape | dict(impl="kc_bf16", config=cfg, ms=ms, ok=chk.ok,
+                              vs_sdpa=flash / ms))
+        except Exception as exc:
+            emit(shape | dict(impl="kc_bf16", config=cfg,
+                              error=f"{type(exc).__name__}: {exc}"[:200]))
     del q, k, v, ref, ref64, qb, kb, vb, refb, got
     torch.cuda.empty_cache()
 
