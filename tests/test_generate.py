@@ -163,6 +163,24 @@ def test_eager_path_kept_where_the_kernel_loses(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
 
 
+def test_eager_paths_are_timed_in_the_judges_precision_mode(write, tmp_path):
+    """cuDNN takes TF32 for fp32 convolutions by default: timed outside the judge's strict
+    mode, the eager baseline of a group would be a less accurate, faster computation."""
+    seen = []
+    old = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = True  # PyTorch's default
+
+    def timer(fn, sets):
+        seen.append((torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32))
+        return 1.0
+
+    try:
+        generate(write("pw.py", POINTWISE), _opts(tmp_path, timer=timer))
+    finally:
+        torch.backends.cudnn.allow_tf32 = old
+    assert seen and all(s == (False, False) for s in seen), seen
+
+
 def test_problem_forward_kept_where_the_whole_program_loses(write, tmp_path):
     """Groups may each beat their decomposed ops while the program loses to the model's own
     forward (a fused library op): the module then runs the problem's forward."""

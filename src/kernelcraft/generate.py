@@ -281,6 +281,7 @@ def choose_paths(problem: Problem, main: Variant, module_path: Path,
     """Per group (or, with ``program``, for the whole forward), the generated kernels or
     the eager path, whichever measures faster."""
     from kernelcraft.choose import apply, choose, choose_program
+    from kernelcraft.measure.verify import precision_mode
     from kernelcraft.problem import load_module
 
     timer = opts.timer
@@ -292,7 +293,9 @@ def choose_paths(problem: Problem, main: Variant, module_path: Path,
 
     device = torch.device("cuda") if _gpu_present(opts) else torch.device("cpu")
     module = load_module(module_path, "generated")
-    with gpulock.shared():
+    # the eager paths run in the judge's precision mode: outside it cuDNN convolutions take
+    # TF32 (PyTorch's default), an fp32 baseline 3x faster than strict fp32 on the H200
+    with gpulock.shared(), precision_mode(opts.precision):
         if program:
             choices = [choose_program(problem, module, device, timer)]
         else:
