@@ -121,7 +121,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--sweep", action="store_true", help="time the config sweep too")
     ap.add_argument("--budget-ms", type=float, default=400.0)
+    ap.add_argument("--configs", type=json.loads, default=None,
+                    help="the sweep's configs as a JSON list of [BLOCK_M, BLOCK_N, warps, "
+                         "stages] (default: 24 tiles)")
     args = ap.parse_args()
+    if args.configs:
+        SWEEP[:] = [dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"), c, strict=True))
+                    for c in args.configs]
     env = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
            "triton": triton.__version__, "date": dt.datetime.now(dt.UTC).isoformat()}
     out = args.out.open("a")

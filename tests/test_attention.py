@@ -540,10 +540,36 @@ def test_size_only_masks_that_are_not_top_left_causal_become_mask_operands(write
     assert not m.causal and m.mask is not None
 
 
+def test_out_of_resources_retries_smaller_unless_config_is_explicit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The heuristic's shared-memory model is an estimate: a launch that does not fit is
+    retried with fewer stages, then narrower tiles; an explicit (tuner's) config fails."""
+    tried: list[dict[str, Any]] = []
+
+    class Tight(_Spy):
+        def __getitem__(self, grid: Any) -> Any:
+            def launch(*args: Any, **kw: Any) -> None:
+                tried.append(kw)
+                if kw["num_stages"] > 1 or kw["BLOCK_N"] > 32:
+                    raise attn._KC_OUT_OF_RESOURCES(245760, 232448, "shared memory")
+            return launch
+
+    monkeypatch.setattr(attn, "_kc_attention_fwd", Tight(None))
+    monkeypatch.setattr(attn, "_kc_attention_device", lambda dev: ("cuda", None))
+    q = torch.randn(1, 2, 256, 64)
+    attn.attention(q, q, q)
+    steps = [(kw["num_stages"], kw["BLOCK_N"]) for kw in tried]
+    assert steps == [(2, 64), (1, 64), (1, 32)], steps
+    with pytest.raises(attn._KC_OUT_OF_RESOURCES):
+        attn.attention(q, q, q, config={"BLOCK_N": 64, "num_stages": 3})
+
+
 def test_causal_configs_on_hip_take_narrower_key_tiles() -> None:
     """Causal 64-key tiles spill SGPRs on gfx942 (cross-compiled); 32 do not."""
     assert attn._kc_attention_config(4096, 4096, 64, 2, "hip", causal=True)[:2] == (64, 32)
-    assert attn._kc_attention_config(4096, 4096, 64, 4, "cuda")[2] == 8  # fp32: 8 warps
+    # fp32 with the bf16x6 Q @ K^T: 8 warps (4 spill on sm_90)
+    assert attn._kc_attention_config(4096, 4096, 64, 4, "cuda")[2] == 8
+    assert attn._kc_attention_config(4096, 4096, 128, 4, "cuda")[2] == 8
 
 
 #: id: problem source; each generated module is judged (interpreter, CPU)
