@@ -406,8 +406,12 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
             # gets smaller stages or tiles (nothing was launched); an explicit config fails
             if config is not None or (ns == 1 and bn == 16 and bm == 16):
                 raise
-            ns, bn, bm = (ns - 1, bn, bm) if ns > 1 else (ns, bn // 2, bm) if bn > 16 else (
-                ns, bn, bm // 2)
+            if ns > 1:
+                ns -= 1
+            elif bn > 16:
+                bn //= 2
+            else:
+                bm //= 2
             continue
         b0 = b1
     return out

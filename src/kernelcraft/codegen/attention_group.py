@@ -144,9 +144,9 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
         if x % 16 == 0:
             attrs[name] = [["tt.divisibility", 16]]
     pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
+    prec = attention._KC_ATTN_DOT_PRECISION["cuda"] if m.dtype == torch.float32 else "ieee"
     consts.update(BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(D), BLOCK_DV=pow2(Dv),
-                  CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 2,
-                  PREC="bf16x3" if m.dtype == torch.float32 else "ieee",
-                  PREC_QK="bf16x6" if m.dtype == torch.float32 else "ieee", UPCAST=False,
+                  CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 2, PREC=prec,
+                  PREC_QK=attention._KC_ATTN_QK_PRECISION.get(prec, prec), UPCAST=False,
                   SAFE=m.safe)
     return sig, consts, attrs
