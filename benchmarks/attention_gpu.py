@@ -12,7 +12,6 @@ Usage (repository root, a CUDA machine): python3 benchmarks/attention_gpu.py --o
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import itertools
 import json
 import math
@@ -20,11 +19,10 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-import triton
+from gpu_rows import recorder
 
 from kernelcraft.codegen.attention import attention
 from kernelcraft.measure.compare import compare_one
-from kernelcraft.measure.timing import time_cuda
 
 SHAPES = [(16, 8, 1024, 64), (8, 16, 2048, 64), (4, 16, 4096, 64),
           (16, 8, 1024, 128), (8, 16, 2048, 128), (4, 16, 4096, 128)]
@@ -128,18 +126,7 @@ def main() -> None:
     if args.configs:
         SWEEP[:] = [dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"), c, strict=True))
                     for c in args.configs]
-    env = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "triton": triton.__version__, "date": dt.datetime.now(dt.UTC).isoformat()}
-    out = args.out.open("a")
-
-    def emit(row: dict) -> None:
-        out.write(json.dumps(row | env) + "\n")
-        out.flush()
-        print(json.dumps(row), flush=True)
-
-    def timed(fn, qkv) -> float:
-        return time_cuda(fn, [qkv], budget_ms=args.budget_ms).median_ms
-
+    emit, timed = recorder(args.out, args.budget_ms)
     for (b, h, s, d), causal in itertools.product(SHAPES, (False, True)):
         run_shape(b, h, s, d, causal, timed, emit, args.sweep)
 

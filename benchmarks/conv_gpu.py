@@ -12,18 +12,16 @@ Usage (repository root, a CUDA machine): python3 benchmarks/conv_gpu.py --out c.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import itertools
 import json
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-import triton
+from gpu_rows import recorder
 
 from kernelcraft.codegen.conv import conv
 from kernelcraft.measure.compare import compare_one
-from kernelcraft.measure.timing import time_cuda
 
 #: name: (x shape, weight shape, stride, padding, groups)
 LAYERS = {
@@ -90,18 +88,7 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--budget-ms", type=float, default=300.0)
     args = ap.parse_args()
-    env = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "triton": triton.__version__, "date": dt.datetime.now(dt.UTC).isoformat()}
-    out = args.out.open("a")
-
-    def emit(row: dict) -> None:
-        out.write(json.dumps(row | env) + "\n")
-        out.flush()
-        print(json.dumps(row), flush=True)
-
-    def timed(fn, inputs) -> float:
-        return time_cuda(fn, [inputs], budget_ms=args.budget_ms).median_ms
-
+    emit, timed = recorder(args.out, args.budget_ms)
     for name, spec in LAYERS.items():
         run_layer(name, spec, timed, emit, args.sweep)
 
