@@ -157,7 +157,8 @@ def _kc_conv_mainloop(
         offs_k = offs_k.to(tl.int64)
     x_base = x_ptr + grp * CIN_G * s_xc
     w_base = w_ptr + grp * s_wg
-    w_col = tl.minimum(offs_n, COUT_G - 1) * s_wo  # columns past N_gemm: clamped, not stored
+    w_col = offs_n * s_wo
+    n_ok = offs_n < COUT_G
     # first input tap of each row (transposed: o + p, from which k * d is subtracted)
     if TRANSPOSED:
         iw0 = ow + pw
@@ -221,7 +222,7 @@ def _kc_conv_mainloop(
             if NDIM >= 3:
                 w_tap += kd * s_wd
             b = tl.load(w_base + w_tap + (c * s_wc)[:, None] + w_col[None, :],
-                        mask=c_ok[:, None], other=0.0)
+                        mask=c_ok[:, None] & n_ok[None, :], other=0.0)
             if NATIVE:  # fp16/bf16 on a GPU: tensor-core dot, fp32 accumulator
                 acc = tl.dot(a, b, acc=acc)
             else:
@@ -285,7 +286,8 @@ def _kc_conv_mainloop(
                 a = tl.load(x_base + row[:, None] + col[None, :], mask=ok, other=0.0)
             else:
                 a = tl.trans(tl.load(x_base + row[None, :] + col[:, None], mask=ok, other=0.0))
-            b = tl.load(w_base + w_off[:, None] + w_col[None, :], mask=k_ok[:, None], other=0.0)
+            b = tl.load(w_base + w_off[:, None] + w_col[None, :],
+                        mask=k_ok[:, None] & n_ok[None, :], other=0.0)
             if NATIVE:
                 acc = tl.dot(a, b, acc=acc)
             else:
@@ -631,11 +633,61 @@ def _prepare(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
         backend = "hip" if getattr(torch.version, "hip", None) else "cuda"
     else:
         raise ValueError(f"{fn}: device type {dev.type!r} not supported")
-    launch = _launch(list(x.shape), list(x.stride()), list(weight.shape), list(weight.stride()),
+    if _relayout(list(x.shape), list(x.stride()), groups):
+        x = _channels_inner(x)
+    w = _packed_weight(weight, bool(transposed))
+    launch = _launch(list(x.shape), list(x.stride()), list(w.shape), list(w.stride()),
                      list(out.shape), list(out.stride()), st, pad, dil, groups, bool(transposed),
                      x.element_size(), backend, config, precision_table, fn)
-    launch.update(out=out, unbatched=unbatched, x=x, empty=out.numel() == 0)
+    launch.update(out=out, unbatched=unbatched, x=x, w=w, empty=out.numel() == 0)
     return launch
+
+
+def _channels_inner(t: torch.Tensor, dim: int = 1) -> torch.Tensor:
+    """``t`` with dim ``dim`` innermost in memory (same shape; a copy unless it already is)."""
+    if t.stride(dim) == 1 and t.dim() > 1:
+        return t
+    return t.movedim(dim, -1).contiguous().movedim(-1, dim)
+
+
+def _relayout(x_shape: list[int], x_strides: list[int], groups: int) -> bool:
+    """Whether the input is copied channels-innermost before the kernel.
+
+    In NCHW the gathered pixels of a tile cannot be proven contiguous, so every element is
+    its own 4-byte load; channels innermost, a tap's channel block is one 16-byte vector per
+    four channels. The copy is one read and one write of the input (the report counts it
+    in the measured time); worth it from 16 input channels per group, below that a vector
+    would mostly be padding.
+    """
+    return x_strides[1] != 1 and x_shape[1] // groups >= 16
+
+
+#: packed weights of the tensors seen, by identity; an entry dies with its tensor
+_PACKED: torch.utils.weak.WeakIdKeyDictionary = torch.utils.weak.WeakIdKeyDictionary()
+
+
+def _packed_weight(weight: torch.Tensor, transposed: bool) -> torch.Tensor:
+    """The weight with its output channels innermost (a view of a packed copy).
+
+    The main loop loads [BLOCK_K, BLOCK_N] weight tiles along the output channels: in the
+    weight's own layout ([C_out, C_in/g, *k]) neighbours are C_in * taps apart and each
+    element is a separate load; packed, a tile row is one contiguous, vectorised run. The
+    copy is made once per weight and reused while the tensor is unchanged (its storage and
+    version counter, which every in-place update bumps).
+    """
+    dim = 1 if transposed else 0
+    if weight.stride(dim) == 1:
+        return weight
+    try:
+        key = (weight.data_ptr(), weight._version, tuple(weight.shape), transposed)
+    except RuntimeError:  # inference-mode tensors keep no version counter: no reuse
+        return _channels_inner(weight, dim)
+    hit = _PACKED.get(weight)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    packed = _channels_inner(weight, dim)
+    _PACKED[weight] = (key, packed)
+    return packed
 
 
 def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
@@ -727,7 +779,7 @@ def conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
         b_arg = bias if bias is not None else weight  # never read without HAS_BIAS
         for g0 in range(0, groups, _MAX_GRID_Y):
             _kc_conv_kernel[(p["tiles"], min(_MAX_GRID_Y, groups - g0))](
-                p["x"], weight, b_arg, out, 1.0 if scale is None else float(scale),
+                p["x"], p["w"], b_arg, out, 1.0 if scale is None else float(scale),
                 *p["args"], g0, *p["strides"], *_out_strides(out, p["nd"]),
                 bias.stride(0) if bias is not None else 0,
                 **p["consts"], HAS_BIAS=bias is not None, ACT=act,

@@ -253,7 +253,7 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
         wl.append("        p['consts']['IDX64'] = True")
     strides_of = ([f"{B}.stride(0)"] if bias is not None else [])
     strides_of += [f"*{renamed('_out_strides')}({v}, {nd})" for v in views + onames]
-    launch_ptrs = ["p['x']", Wt] + ([B] if bias is not None else []) + views + onames
+    launch_ptrs = ["p['x']", "p['w']"] + ([B] if bias is not None else []) + views + onames
     out_tuple = ", ".join(onames)
     wl += [
         "    if not p['empty']:",
@@ -309,7 +309,14 @@ def _build_spec(n: fx.Node, ptrs: list[str], sc_names: list[str], scalars: list[
     shp = lambda t: [hint(d) for d in t.shape]  # noqa: E731
     std = lambda t: [hint(d) for d in t.stride()]  # noqa: E731
     out_strides = list(torch.empty(shp(vo), device="meta").stride())
-    launch = conv._launch(shp(vx), std(vx), shp(vw), std(vw), shp(vo), out_strides,
+    # the layouts the kernel runs on: the input maybe and the weight always re-laid out
+    x_strides = std(vx)
+    if conv._relayout(shp(vx), x_strides, int(groups)):
+        x_strides = list(conv._channels_inner(torch.empty_strided(shp(vx), x_strides,
+                                                                  device="meta")).stride())
+    w_strides = list(conv._channels_inner(torch.empty_strided(shp(vw), std(vw), device="meta"),
+                                          1 if transposed else 0).stride())
+    launch = conv._launch(shp(vx), x_strides, shp(vw), w_strides, shp(vo), out_strides,
                           tuple(stride), tuple(padding), tuple(dilation), int(groups),
                           bool(transposed), vx.element_size(), backend, None,
                           {"cuda": "bf16x3", "hip": "bf16x3"})
@@ -360,6 +367,8 @@ def _gemm_sizes(n: fx.Node) -> dict[str, int]:
         taps *= int(d)
     cin_g = hint(vx.shape[1]) // groups
     cout_g = int(vw.shape[1]) if transposed else int(vw.shape[0]) // groups
-    cin_inner = cin_g > 1 and hint(vx.stride()[1]) == 1
+    x_strides = [hint(d) for d in vx.stride()]
+    cin_inner = cin_g > 1 and (x_strides[1] == 1 or conv._relayout(
+        [hint(d) for d in vx.shape], x_strides, groups))
     return {"M": M, "N": cout_g, "K": cin_g * taps, "C": cin_g, "taps": taps,
             "groups": groups, "transposed": transposed, "cin_inner": cin_inner}
