@@ -236,7 +236,7 @@ CASES: dict[str, tuple[Any, ...]] = {
                           {"transposed": True, "scale": 0.5}),
 }
 
-_WALKS = {case: (("tap",) if spec[7].get("transposed") else ("tap", "flat"))
+_WALKS = {case: (("tap", "direct") if spec[7].get("transposed") else ("tap", "flat", "direct"))
           for case, spec in CASES.items()}
 
 
@@ -255,13 +255,15 @@ def _case_inputs(case: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | 
 
 
 def _check_conv(case: str, walk: str, idx64: bool = False) -> tuple[float, float]:
-    """Run ``case`` with the K walk forced ("tap" or "flat") and, with ``idx64``, 64-bit
-    index math (normally only for tensors past 2^31 elements)."""
+    """Run ``case`` with the K walk forced ("tap", "flat" or "direct": no dot, whatever the
+    channel counts) and, with ``idx64``, 64-bit index math (normally only for tensors past
+    2^31 elements)."""
     dims, _n, _cin, _cout, _hw, _k, kw, extra = CASES[case]
     x, w, b = _case_inputs(case)
     act, scale, transposed = extra.get("act"), extra.get("scale"), extra.get("transposed", False)
-    saved = conv._kc_conv_tap_major, conv._IDX32_LIMIT
+    saved = conv._kc_conv_tap_major, conv._IDX32_LIMIT, conv._kc_conv_direct
     conv._kc_conv_tap_major = lambda cin, taps, bk, tr: tr or walk == "tap"
+    conv._kc_conv_direct = lambda cin, cout: walk == "direct"
     if idx64:
         conv._IDX32_LIMIT = 0
     try:
@@ -270,7 +272,7 @@ def _check_conv(case: str, walk: str, idx64: bool = False) -> tuple[float, float
         y = fn(x, w, b, activation=act, scale=scale,
                out_channels_last=extra.get("cl_out", False), **kw)
     finally:
-        conv._kc_conv_tap_major, conv._IDX32_LIMIT = saved
+        conv._kc_conv_tap_major, conv._IDX32_LIMIT, conv._kc_conv_direct = saved
     if extra.get("cl_out"):
         assert y.stride(1) == 1
     else:
@@ -285,7 +287,8 @@ def test_conv_matches_torch(interp: _Worker, case: str, walk: str) -> None:
 
 
 @pytest.mark.parametrize(("case", "walk"), [("3x3", "tap"), ("channels_last_in", "flat"),
-                                            ("3d_stride_dil", "flat"), ("t3d", "tap")])
+                                            ("3d_stride_dil", "flat"), ("t3d", "tap"),
+                                            ("depthwise_x2", "direct")])
 def test_64bit_index_math(interp: _Worker, case: str, walk: str) -> None:
     err, tol = interp("_check_conv", case, walk, True)
     assert err <= tol, f"{case} ({walk}, 64-bit): rel L2 {err:.3g} > {tol:.3g}"
@@ -306,6 +309,27 @@ def _check_unbatched_and_empty() -> None:
 
 def test_unbatched_and_empty(interp: _Worker) -> None:
     interp("_check_unbatched_and_empty")
+
+
+def _check_packed_weight_reuse() -> None:
+    x, w, _ = _inputs(1, 16, 24, (6, 7), (3, 3), 1, False, seed=5)
+    y1 = conv.conv2d(x, w, padding=1)
+    packed = conv._PACKED[w][1]
+    assert packed.stride(0) == 1 and torch.equal(packed, w)
+    conv.conv2d(x, w, padding=1)
+    assert conv._PACKED[w][1] is packed  # unchanged weight: the packed copy is reused
+    with torch.no_grad():
+        w.mul_(-2.0)  # in place: same tensor, new version
+    y2 = conv.conv2d(x, w, padding=1)
+    assert _rel(y2, -2.0 * y1.double()) < 1e-6
+    with torch.inference_mode():  # no version counter: packed per call, never cached
+        wi = w.clone()
+        assert _rel(conv.conv2d(x, wi, padding=1), y2.double()) < 1e-6
+        assert wi not in conv._PACKED
+
+
+def test_packed_weight_reuse(interp: _Worker) -> None:
+    interp("_check_packed_weight_reuse")
 
 
 # ---- 16-bit inputs -------------------------------------------------------------------------
@@ -416,7 +440,9 @@ BAD: dict[str, tuple[dict[str, Any], str]] = {
     "rank": (_bad(x=torch.randn(8, 7)), r"x must be \[N, C_in, \*spatial\] with 2 spatial"),
     "too_small": (_bad(weight=torch.randn(6, 8, 9, 9)), "output size .* is too small"),
     "config_key": (_bad(config={"BM": 32}), "unknown config key 'BM'"),
-    "config_block": (_bad(config={"BLOCK_N": 24}), "power of two >= 16"),
+    "config_block": (_bad(config={"BLOCK_N": 24}), "must be a power of two"),
+    "config_dot_block": (_bad(x=torch.randn(1, 16, 7, 7), weight=torch.randn(32, 16, 3, 3),
+                              bias=None, config={"BLOCK_K": 8}), "at least 16 for a dot"),
     "precision": (_bad(precision_table={"cuda": "fast"}), "precision_table"),
 }
 
@@ -452,9 +478,19 @@ def test_launch_heuristic() -> None:
                                    (8192, 16, 81, 4, 3)]:
             bm, bn, bk, warps, stages = conv._kc_conv_config(m, n, k, size, backend, cin)
             for blk in (bm, bn, bk):
-                assert blk >= 16 and blk & (blk - 1) == 0
+                assert blk & (blk - 1) == 0
+            if conv._kc_conv_direct(cin, n):  # no dot: the columns fit the channels
+                assert n <= bn <= 8
+            else:
+                assert min(bm, bn, bk) >= 16
             assert warps >= 1 and stages >= 1
     assert conv._kc_conv_config(1, 1, 1, 4, "cpu")[:3] == (16, 16, 16)
+    # depthwise: direct, about 1024 outputs per program
+    assert conv._kc_conv_config(100_352, 1, 9, 4, "cuda", 1) == (1024, 1, 16, 4, 1)
+    assert conv._kc_conv_config(100_352, 2, 9, 4, "cuda", 1)[:2] == (512, 2)
+    # channels innermost (vector loads): 128 x 128 x 64 on 8 warps where the layer is wide
+    assert conv._kc_conv_config(100_352, 128, 576, 4, "cuda", 64, cin_inner=True) == (
+        128, 128, 64, 8, 3)
     assert conv._kc_conv_config(100_352, 64, 576, 4, "cuda", 64) == (128, 64, 32, 8, 3)
     assert conv._kc_conv_config(100_352, 64, 576, 4, "hip", 64) == (64, 64, 32, 4, 2)
     assert conv._kc_conv_config(8192, 16, 81, 4, "hip", 3) == (64, 16, 32, 4, 1)  # flat walk

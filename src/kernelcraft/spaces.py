@@ -158,15 +158,16 @@ def _conv(k: KernelSource, t: Target) -> Space:
     16-bit variants; tests/test_conv.py rebuilds a few). fp32 dots split both operands
     (bf16x3, tf32x3) and Triton keeps a second accumulator for the small terms, so on
     NVIDIA an fp32 tile holds at most 32 accumulators per thread (64 for the tap-major walk
-    over NCHW inputs with 8 warps and BLOCK_K <= 32; 16 below 64 rows, where there is no
-    warp-group MMA, and with channels-last inputs on 4 warps) and at most 32 values of
-    either operand tile, with BLOCK_K <= 32 for channels-last inputs; the flat walk (every
+    over NCHW inputs with 8 warps and BLOCK_K <= 32, and for channels-innermost inputs,
+    which take vector loads; 16 below 64 rows, where there is no warp-group MMA) and at
+    most 32 values of either operand tile; the flat walk (every
     dtype) takes BLOCK_K <= 32, 64 columns and 16 input values per thread at most; on
     CDNA 32 accumulators with BLOCK_K <= 32. 16-bit tiles take up to 64 accumulators per
     thread. On CDNA the flat walk runs unpipelined (3-D: at most 64 rows) and 3-D or
-    transposed tap-major walks pipelined (else scalar registers spill).
+    transposed tap-major walks pipelined (else scalar registers spill). Direct groups (few
+    channels per group, no dot) tune only the pixels per program and the warps.
     """
-    from kernelcraft.codegen.conv import _kc_conv_config, _kc_conv_tap_major
+    from kernelcraft.codegen.conv import _kc_conv_config, _kc_conv_direct, _kc_conv_tap_major
 
     at = k.config["at"]
     M, N, K, item = at["M"], at["N"], at["K"], at["itemsize"]
@@ -176,6 +177,14 @@ def _conv(k: KernelSource, t: Target) -> Space:
     ctx = {"M": M, "N": N, "K": K, "C": C, "taps": taps, "groups": at["groups"],
            "itemsize": item, "flops": 2.0 * M * N * K * at["groups"], **_target_ctx(t)}
     amd = t.backend == "hip"
+    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed, cin_inner)
+    default = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"), pick,
+                       strict=True))
+    if _kc_conv_direct(C, N):  # no dot: pixels per program and warps; the rest is fixed
+        direct = (PowerOfTwo("BLOCK_M", 64, 2048), Choice("BLOCK_N", (default["BLOCK_N"],)),
+                  Choice("BLOCK_K", (16,)), Choice("num_warps", (2, 4, 8)),
+                  Choice("num_stages", (1,)))
+        return Space("conv", direct, (), ctx, _default(direct, default))
     stages = (1, 2, 3) if amd else (2, 3, 4)
     knobs = (PowerOfTwo("BLOCK_M", 16, 128), PowerOfTwo("BLOCK_N", 16, 128),
              PowerOfTwo("BLOCK_K", 16, 64), Choice("num_warps", (4, 8)),
@@ -199,18 +208,18 @@ def _conv(k: KernelSource, t: Target) -> Space:
             most = 32
         elif bm < 64:
             most = 16
+        elif cin_inner:  # vector loads along the channels: operand values count too
+            most = 64
         else:
-            most = 64 if warps == 8 and bk <= 32 and tap_major and not cin_inner else 32
+            most = 64 if warps == 8 and bk <= 32 and tap_major else 32
         if acc > most:
             return f"over {most} accumulators per thread (register spills)"
         if fp32 and not amd and max(bm, bn) * bk / threads > 32:
             return "operand tiles over 32 values per thread (register spills)"
-        if not amd and bk > 32 and (not tap_major or (fp32 and cin_inner)):
-            return "BLOCK_K over 32 with the flat walk or channels-last input (register spills)"
+        if not amd and bk > 32 and not tap_major:
+            return "BLOCK_K over 32 with the flat walk (register spills)"
         if not amd and not tap_major and (bm * bk / threads > 16 or bn > 64):
             return "flat walk over 16 input values per thread or 64 columns (register spills)"
-        if fp32 and not amd and cin_inner and warps == 4 and acc > 16:
-            return "over 16 accumulators per thread with channels-last input on 4 warps"
         if fp32 and amd and bk > 32:
             return "fp32 BLOCK_K over 32 on CDNA (register spills)"
         if amd and not tap_major and c["num_stages"] > 1:
@@ -221,9 +230,6 @@ def _conv(k: KernelSource, t: Target) -> Space:
             return "3-D flat walk over 64 rows on CDNA (scalar register spills)"
         return None
 
-    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed)
-    default = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"), pick,
-                       strict=True))
     return Space("conv", knobs, (fits,), ctx, _default(knobs, default))
 
 
@@ -293,8 +299,8 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
         consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"],
                       BLOCK_K=config["BLOCK_K"])
         if "C" in at:  # the K walk follows BLOCK_K, as in the wrapper
-            consts["TAP_MAJOR"] = _kc_conv_tap_major(at["C"], at["taps"], config["BLOCK_K"],
-                                                     bool(at.get("transposed")))
+            consts["TAP_MAJOR"] = consts.get("DIRECT", False) or _kc_conv_tap_major(
+                at["C"], at["taps"], config["BLOCK_K"], bool(at.get("transposed")))
         spec["num_stages"] = int(config["num_stages"])
     elif family == "attention":
         consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"])

@@ -134,6 +134,26 @@ def _kc_conv_pixel_offset(nb, od, oh, ow, s_n, s_d, s_h, s_w, NDIM: tl.constexpr
 
 
 @triton.jit
+def _kc_conv_dot_step(acc, x_base, w_base, off, ok, c, c_ok, w_tap, w_col, n_ok, s_xc, s_wc,
+                      CIN_INNER: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr):
+    """One tap-major step: the input block of channels ``c`` at the rows' tap offsets
+    ``off`` times the weight's [BLOCK_K, BLOCK_N] block, added to ``acc``."""
+    if CIN_INNER:  # channels contiguous: [BLOCK_M, BLOCK_K], threads along K
+        a = tl.load(x_base + off[:, None] + (c * s_xc)[None, :],
+                    mask=ok[:, None] & c_ok[None, :], other=0.0)
+    else:  # NCHW: threads along the pixels (M), which neighbour in memory
+        a = tl.trans(tl.load(x_base + off[None, :] + (c * s_xc)[:, None],
+                             mask=ok[None, :] & c_ok[:, None], other=0.0))
+    b = tl.load(w_base + w_tap + (c * s_wc)[:, None] + w_col[None, :],
+                mask=c_ok[:, None] & n_ok[None, :], other=0.0)
+    if NATIVE:  # fp16/bf16 on a GPU: tensor-core dot, fp32 accumulator
+        acc = tl.dot(a, b, acc=acc)
+    else:
+        acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc, input_precision=PREC)
+    return acc
+
+
+@triton.jit
 def _kc_conv_mainloop(
     x_ptr, w_ptr, pid_m, pid_n, grp,
     M, CIN_G, COUT_G, K,
@@ -144,6 +164,7 @@ def _kc_conv_mainloop(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     NDIM: tl.constexpr, TAP_MAJOR: tl.constexpr, CIN_INNER: tl.constexpr,
     TRANSPOSED: tl.constexpr, IDX64: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
+    DIRECT: tl.constexpr,
 ):
     """The fp32 [BLOCK_M, BLOCK_N] tile ``x (*) w`` of group ``grp`` (no bias)."""
     # rows past M are clamped to the last row: computed, never stored
@@ -179,8 +200,11 @@ def _kc_conv_mainloop(
         kw = grp * 0
         kh = grp * 0
         kd = grp * 0
-        for _ in range(0, KD * KH * KW * tl.cdiv(CIN_G, BLOCK_K)):
-            c = c0 + offs_k
+        if DIRECT:  # one input channel per step, no dot
+            steps = KD * KH * KW * CIN_G
+        else:
+            steps = KD * KH * KW * tl.cdiv(CIN_G, BLOCK_K)
+        for _ in range(0, steps):
             # per row (BLOCK_M values): input position, padding test and address of the tap
             if TRANSPOSED:
                 tw = iw0 - kw * dw
@@ -209,25 +233,21 @@ def _kc_conv_mainloop(
                     idd = id0 + kd * dd
                     ok = ok & (idd >= 0) & (idd < D)
                     off += kd * dd * s_xd
-            c_ok = c < CIN_G
-            if CIN_INNER:  # channels contiguous: threads along K
-                a = tl.load(x_base + off[:, None] + (c * s_xc)[None, :],
-                            mask=ok[:, None] & c_ok[None, :], other=0.0)
-            else:  # NCHW: threads along the pixels (M), which neighbour in memory
-                a = tl.trans(tl.load(x_base + off[None, :] + (c * s_xc)[:, None],
-                                     mask=ok[None, :] & c_ok[:, None], other=0.0))
             w_tap = kw * s_ww
             if NDIM >= 2:
                 w_tap += kh * s_wh
             if NDIM >= 3:
                 w_tap += kd * s_wd
-            b = tl.load(w_base + w_tap + (c * s_wc)[:, None] + w_col[None, :],
-                        mask=c_ok[:, None] & n_ok[None, :], other=0.0)
-            if NATIVE:  # fp16/bf16 on a GPU: tensor-core dot, fp32 accumulator
-                acc = tl.dot(a, b, acc=acc)
+            if DIRECT:  # outer products in fp32 FMAs: exact, and no tile padded to 16
+                a = tl.load(x_base + off + c0 * s_xc, mask=ok, other=0.0)
+                b = tl.load(w_base + w_tap + c0 * s_wc + w_col, mask=n_ok, other=0.0)
+                acc += a.to(tl.float32)[:, None] * b.to(tl.float32)[None, :]
+                c0 += 1
             else:
-                acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc, input_precision=PREC)
-            c0 += BLOCK_K
+                c = c0 + offs_k
+                acc = _kc_conv_dot_step(acc, x_base, w_base, off, ok, c, c < CIN_G, w_tap,
+                                        w_col, n_ok, s_xc, s_wc, CIN_INNER, NATIVE, PREC)
+                c0 += BLOCK_K
             step = c0 >= CIN_G  # next tap: kw fastest, then kh, then kd
             c0 = tl.where(step, 0, c0)
             kw = tl.where(step, kw + 1, kw)
@@ -307,7 +327,7 @@ def _kc_conv_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     NDIM: tl.constexpr, TAP_MAJOR: tl.constexpr, CIN_INNER: tl.constexpr,
     TRANSPOSED: tl.constexpr, IDX64: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
-    PIX_MAJOR: tl.constexpr, HAS_BIAS: tl.constexpr, ACT: tl.constexpr,
+    DIRECT: tl.constexpr, PIX_MAJOR: tl.constexpr, HAS_BIAS: tl.constexpr, ACT: tl.constexpr,
     HAS_SCALE: tl.constexpr,
 ):
     pid = tl.program_id(0)
@@ -320,7 +340,8 @@ def _kc_conv_kernel(
         x_ptr, w_ptr, pid_m, pid_n, grp, M, CIN_G, COUT_G, K,
         D, H, W, OD, OH, OW, KD, KH, KW, sd, sh, sw, pd, ph, pw, dd, dh, dw,
         s_xn, s_xc, s_xd, s_xh, s_xw, s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,
-        BLOCK_M, BLOCK_N, BLOCK_K, NDIM, TAP_MAJOR, CIN_INNER, TRANSPOSED, IDX64, NATIVE, PREC)
+        BLOCK_M, BLOCK_N, BLOCK_K, NDIM, TAP_MAJOR, CIN_INNER, TRANSPOSED, IDX64, NATIVE, PREC,
+        DIRECT)
 
     # epilogue on the fp32 tile: act(conv + bias) * scale
     acc, offs_m, nb, od, oh, ow, oc, mask = _kc_conv_epilogue_tile(
@@ -396,7 +417,7 @@ def _kc_conv_tile_offset(nb, od, oh, ow, oc, s_n, s_c, s_d, s_h, s_w, NDIM: tl.c
 
 
 def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
-                    cin: int | None = None, transposed: bool = False
+                    cin: int | None = None, transposed: bool = False, cin_inner: bool = False
                     ) -> tuple[int, int, int, int, int]:
     """Launch config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) of one conv.
 
@@ -415,12 +436,15 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
     (pipelined, its index math spills scalar registers).
     """
 
-    def fit(x: int, hi: int) -> int:
-        v = 16
+    def fit(x: int, hi: int, lo: int = 16) -> int:
+        v = lo
         while v < x and v < hi:
             v *= 2
         return v
 
+    if cin is not None and _kc_conv_direct(cin, Cout):  # ~1024 outputs per program
+        bn = fit(Cout, 8, 1)
+        return fit(M, 1024 // bn), bn, 16, 4, 1
     red = K if cin is None or cin < 16 else cin
     wide = itemsize < 4
     if backend == "cpu":
@@ -430,14 +454,21 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
         flat = cin is not None and not _kc_conv_tap_major(cin, max(1, K // cin), bk, transposed)
         return fit(M, 64), fit(Cout, 64), bk, 4, 1 if flat else 2
     bm = fit(M, 128)
-    bn = fit(Cout, 128 if wide else 64)
-    bk = fit(red, 64 if wide else 32)
+    bn = fit(Cout, 128 if wide or cin_inner else 64)
+    bk = fit(red, 64 if wide or (cin_inner and bn >= 128) else 32)
     warps = 8 if bm >= 64 and bm * bn > (64 if wide else 32) * 128 else 4
     if cin is not None and not _kc_conv_tap_major(cin, max(1, K // cin), bk, transposed):
         bn, bk = min(bn, 64), min(bk, 32)  # the flat walk's index math is per value
         while bk > 16 and bm * bk > 16 * 32 * warps:
             bk //= 2
     return bm, bn, bk, warps, 4 if wide else 3
+
+
+def _kc_conv_direct(cin_g: int, cout_g: int) -> bool:
+    """Whether a group is convolved directly (fp32 FMAs, no dot): with at most 8 input and
+    8 output channels per group (depthwise layers: one each) a dot's tiles, at least 16
+    wide, would be mostly padding."""
+    return cin_g <= 8 and cout_g <= 8
 
 
 def _kc_conv_tap_major(cin_g: int, taps: int, block_k: int, transposed: bool) -> bool:
@@ -512,17 +543,17 @@ def _check_config(config: dict[str, int] | None, fn: str) -> None:
                              f"{', '.join(_CONFIG_KEYS)})")
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{fn}: config[{k!r}] must be a positive int, got {v!r}")
-        if k.startswith("BLOCK_") and (v < 16 or v & (v - 1)):
-            raise ValueError(f"{fn}: config[{k!r}] must be a power of two >= 16, got {v}")
+        if k.startswith("BLOCK_") and v & (v - 1):
+            raise ValueError(f"{fn}: config[{k!r}] must be a power of two, got {v}")
 
 
 def _launch_config(config: dict[str, int] | None, M: int, cout_g: int, K: int, cin_g: int,
-                   itemsize: int, backend: str, fn: str = "conv", transposed: bool = False
-                   ) -> tuple[int, int, int, int, int]:
+                   itemsize: int, backend: str, fn: str = "conv", transposed: bool = False,
+                   cin_inner: bool = False) -> tuple[int, int, int, int, int]:
     """The heuristic's config with the caller's (the tuner's) knobs over it."""
     _check_config(config, fn)
     cfg = dict(zip(_CONFIG_KEYS, _kc_conv_config(M, cout_g, K, itemsize, backend, cin_g,
-                                                 transposed), strict=True))
+                                                 transposed, cin_inner), strict=True))
     cfg.update(config or {})
     return tuple(cfg[k] for k in _CONFIG_KEYS)  # type: ignore[return-value]
 
@@ -596,6 +627,10 @@ def _prepare(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
     if bias is not None and tuple(bias.shape) != (C_out,):
         raise ValueError(f"{fn}: bias must have shape ({C_out},), got {tuple(bias.shape)}")
     _check_config(config, fn)
+    small = {k: v for k, v in (config or {}).items() if k.startswith("BLOCK_") and v < 16}
+    if small and not _kc_conv_direct(cin_g, cout_g):
+        raise ValueError(f"{fn}: {', '.join(small)} must be at least 16 for a dot (got "
+                         f"{small})")
     _precision(precision_table, "cpu")  # validates the table before anything runs
     st = _tuple(stride, nd, "stride", 1, fn)
     dil = _tuple(dilation, nd, "dilation", 1, fn)
@@ -710,8 +745,15 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
     for k in kernel:
         taps *= k
     K = cin_g * taps
+    # channels innermost in x: tiles [BLOCK_M, BLOCK_K] with threads along the channels,
+    # flat K in (taps, c) order; else threads along the pixels
+    cin_inner = x_strides[1] == 1 and cin_g > 1
     bm, bn, bk, warps, stages = _launch_config(config, M, cout_g, K, cin_g, itemsize,
-                                               backend, fn, transposed)
+                                               backend, fn, transposed, cin_inner)
+    direct = _kc_conv_direct(cin_g, cout_g)
+    if not direct and min(bm, bn, bk) < 16:
+        raise ValueError(f"{fn}: BLOCK_M, BLOCK_N and BLOCK_K must be at least 16 for a "
+                         f"dot (got {bm}, {bn}, {bk})")
     if transposed:  # weight [C_in, C_out/groups, *k]: roles of dims 0 and 1 swap
         s_wo, s_wc = w_strides[1], w_strides[0]
         s_wg = cin_g * s_wc
@@ -727,10 +769,8 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
                s_wg, s_wo, s_wc, *_front3(tuple(w_strides[2:]), 0))
     consts = {
         "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "NDIM": nd,
-        "TAP_MAJOR": _kc_conv_tap_major(cin_g, taps, bk, transposed),
-        # channels innermost in x: tiles [BLOCK_M, BLOCK_K] with threads along the channels,
-        # flat K in (taps, c) order; else threads along the pixels
-        "CIN_INNER": x_strides[1] == 1 and cin_g > 1,
+        "TAP_MAJOR": direct or _kc_conv_tap_major(cin_g, taps, bk, transposed),
+        "CIN_INNER": cin_inner, "DIRECT": direct,
         "TRANSPOSED": transposed, "IDX64": idx64,
         # output channels not innermost (NCHW): the epilogue runs pixel-major
         "PIX_MAJOR": o_strides[1] != 1,

@@ -129,7 +129,7 @@ def _per_channel(a: fx.Node, shape: tuple[Any, ...]) -> bool:
 _GEOMETRY = ("M CIN_G COUT_G K D H W OD OH OW KD KH KW sd sh sw pd ph pw dd dh dw g0 "
              "s_xn s_xc s_xd s_xh s_xw s_wg s_wo s_wc s_wd s_wh s_ww").split()
 _MAIN_CONSTS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "NDIM", "TAP_MAJOR", "CIN_INNER",
-                "TRANSPOSED", "IDX64", "PIX_MAJOR", "NATIVE", "PREC")
+                "TRANSPOSED", "IDX64", "PIX_MAJOR", "NATIVE", "PREC", "DIRECT")
 
 
 def emit_conv(g: Group, target: Any = None) -> KernelSource:
@@ -190,7 +190,7 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
         "        D, H, W, OD, OH, OW, KD, KH, KW, sd, sh, sw, pd, ph, pw, dd, dh, dw,",
         "        s_xn, s_xc, s_xd, s_xh, s_xw, s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,",
         "        BLOCK_M, BLOCK_N, BLOCK_K, NDIM, TAP_MAJOR, CIN_INNER, TRANSPOSED, IDX64,",
-        "        NATIVE, PREC)",
+        "        NATIVE, PREC, DIRECT)",
         "    acc, offs_m, nb, od, oh, ow, oc, mask = _kc_conv_epilogue_tile(",
         "        acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, BLOCK_M, BLOCK_N, NDIM, IDX64,",
         "        PIX_MAJOR)",
