@@ -1,9 +1,11 @@
 """The implicit-GEMM convolution template against cuDNN on the GPU: where its time goes.
 
-Per layer (a 3x3 widening layer, a 1x1 layer, a strided 3x3, a depthwise 3x3, a 3-D layer):
+Per layer (3x3 layers of several widths, a 1x1 layer, a strided 3x3, a depthwise 3x3, 3-D
+layers, an RGB stem):
 cuDNN fp32 (TF32 off, as the strict judge runs it) with NCHW and channels-last inputs, and
-the template with the heuristic config, with other fp32 dot precisions (which says whether
-the dots or the loads bound it), with channels-last input, and over a config sweep; the
+the template with the heuristic config, with TF32 dots (which says whether the dots or the
+loads bound it), with channels-last input, with the dot walks where the heuristic takes the
+direct one, and over a config sweep; the
 judge's comparison against a float64 convolution for each. One JSON line per measurement.
 
 Usage (repository root, a CUDA machine): python3 benchmarks/conv_gpu.py --out c.jsonl
@@ -20,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from gpu_rows import recorder
 
+from kernelcraft.codegen import conv as conv_mod
 from kernelcraft.codegen.conv import conv
 from kernelcraft.measure.compare import compare_one
 
@@ -30,8 +33,12 @@ LAYERS = {
     "3x3_s2_128_256": ((32, 128, 64, 64), (256, 128, 3, 3), 2, 1, 1),
     "dw3x3_256": ((32, 256, 56, 56), (256, 1, 3, 3), 1, 1, 256),
     "3d_3x3x3_32_64": ((8, 32, 16, 64, 64), (64, 32, 3, 3, 3), 1, 1, 1),
+    "3x3_64_64": ((64, 64, 56, 56), (64, 64, 3, 3), 1, 1, 1),
+    "3x3_32_128_valid": ((32, 32, 128, 128), (128, 32, 3, 3), 1, 0, 1),
+    "stem7x7_s2_3_64": ((32, 3, 224, 224), (64, 3, 7, 7), 2, 3, 1),
+    "3d_3x3x3_3_16": ((16, 3, 32, 128, 128), (16, 3, 3, 3, 3), 1, 0, 1),
 }
-SWEPT = ("3x3_64_128", "1x1_256_256", "3x3_s2_128_256")
+SWEPT = ("3x3_64_128", "1x1_256_256", "3x3_s2_128_256", "3x3_64_64", "3x3_32_128_valid")
 SWEEP = [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=s)
          for bm, bn, bk, w, s in itertools.product((64, 128, 256), (64, 128), (32, 64), (4, 8),
                                                    (2, 3))]
@@ -68,9 +75,15 @@ def run_layer(name: str, spec: tuple, timed, emit, sweep: bool) -> None:
     # NCHW input: the template copies it channels-innermost first (counted in the time)
     variants = [("heuristic", x, "bf16x3", None), ("channels_last", xcl, "bf16x3", None),
                 ("tf32", x, "tf32", None)]
+    cin_g = xs[1] // groups
+    if conv_mod._kc_conv_direct(cin_g, ws[0] // groups):  # the dot walks, for comparison
+        variants.append(("dot_walk", x, "bf16x3", None))
     if sweep and name in SWEPT:
         variants += [(json.dumps(c), x, "bf16x3", c) for c in SWEEP]
     for label, inp, prec, cfg in variants:
+        direct = conv_mod._kc_conv_direct
+        if label == "dot_walk":
+            conv_mod._kc_conv_direct = lambda cin, cout: False
         try:
             got = ours(inp, prec, cfg)
             chk = compare_one(0, got, ref, ref64, "fp32")
@@ -80,6 +93,8 @@ def run_layer(name: str, spec: tuple, timed, emit, sweep: bool) -> None:
                              tflops=flop / ms / 1e9))
         except Exception as exc:  # recorded, the sweep goes on
             emit(base | dict(impl="kc", variant=label, error=f"{type(exc).__name__}: {exc}"[:200]))
+        finally:
+            conv_mod._kc_conv_direct = direct
     del x, xcl, ref, ref64
     torch.cuda.empty_cache()
 
@@ -89,10 +104,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--budget-ms", type=float, default=300.0)
+    ap.add_argument("--layers", nargs="*", default=None, choices=list(LAYERS),
+                    help="only these layers")
     args = ap.parse_args()
     emit, timed = recorder(args.out, args.budget_ms)
     for name, spec in LAYERS.items():
-        run_layer(name, spec, timed, emit, args.sweep)
+        if args.layers is None or name in args.layers:
+            run_layer(name, spec, timed, emit, args.sweep)
 
 
 if __name__ == "__main__":

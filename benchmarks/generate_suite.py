@@ -53,8 +53,9 @@ def main() -> None:
     ap.add_argument("--deadline", type=float, default=None,
                     help="start no new problem after this many seconds (a resumable run "
                          "that fits a time slot)")
-    ap.add_argument("--conv-template", action="store_true",
-                    help="convolutions through the implicit-GEMM template (else extern)")
+    ap.add_argument("--conv-template", nargs="?", const="always", default="auto",
+                    choices=["auto", "always", "never"],
+                    help="convolution template mode (kernelcraft generate --conv-template)")
     ap.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
     args = ap.parse_args()
     files = sorted(p for p in args.problems.glob("*.py") if not p.name.startswith("_"))

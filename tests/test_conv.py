@@ -378,8 +378,8 @@ def _check_config() -> None:
     spy = _Spy(kernel)
     conv._kc_conv_kernel = spy
     try:
-        # M = 2 * 9 * 11 = 198, C_out = 40, K = 6 * 9 = 54: several tiles per axis at 16^3
-        x, w, b = _inputs(2, 6, 40, (9, 11), (3, 3), 1, True, seed=5)
+        # M = 2 * 9 * 11 = 198, C_out = 40, K = 10 * 9 = 90: several tiles per axis at 16^3
+        x, w, b = _inputs(2, 10, 40, (9, 11), (3, 3), 1, True, seed=5)
         assert b is not None
         small = {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "num_warps": 2, "num_stages": 1}
         y_small = conv.conv2d(x, w, b, padding=1, activation="relu", config=small)
@@ -393,10 +393,10 @@ def _check_config() -> None:
     assert g1 == (13 * 3, 1)  # cdiv(198, 16) * cdiv(40, 16) tiles, one group
     assert (kw2["BLOCK_M"], kw2["BLOCK_N"], kw2["BLOCK_K"]) == (64, 32, 64)
     assert g2 == (4 * 2, 1)
-    heur = conv._kc_conv_config(198, 40, 54, 4, "cpu", 6)
+    heur = conv._kc_conv_config(198, 40, 90, 4, "cpu", 10)
     assert (kw3["BLOCK_M"], kw3["BLOCK_N"], kw3["BLOCK_K"]) == (heur[0], heur[1], 16)
     assert kw1["PREC"] == "ieee" and kw1["NATIVE"] is False
-    assert kw1["TAP_MAJOR"] is False  # 6 channels: the flat walk wastes less of a 16 step
+    assert kw1["TAP_MAJOR"] is False  # 10 channels: the flat walk wastes less of a 16 step
     assert kw1["PIX_MAJOR"] is True and kw1["CIN_INNER"] is False and kw1["IDX64"] is False
     ref = F.relu(F.conv2d(x.double(), w.double(), b.double(), padding=1))
     for y in (y_small, y_big, y_part):
@@ -480,7 +480,7 @@ def test_launch_heuristic() -> None:
             for blk in (bm, bn, bk):
                 assert blk & (blk - 1) == 0
             if conv._kc_conv_direct(cin, n):  # no dot: the columns fit the channels
-                assert n <= bn <= 8
+                assert n <= bn <= 64
             else:
                 assert min(bm, bn, bk) >= 16
             assert warps >= 1 and stages >= 1
@@ -493,12 +493,14 @@ def test_launch_heuristic() -> None:
         128, 128, 64, 8, 3)
     assert conv._kc_conv_config(100_352, 64, 576, 4, "cuda", 64) == (128, 64, 32, 8, 3)
     assert conv._kc_conv_config(100_352, 64, 576, 4, "hip", 64) == (64, 64, 32, 4, 2)
-    assert conv._kc_conv_config(8192, 16, 81, 4, "hip", 3) == (64, 16, 32, 4, 1)  # flat walk
+    assert conv._kc_conv_config(8192, 16, 108, 4, "hip", 12) == (64, 16, 32, 4, 1)  # flat
     assert conv._kc_conv_config(3136, 256, 2304, 2, "cuda", 256) == (128, 128, 64, 8, 4)
-    # an RGB stem: K (27 taps x 3 channels) sets the step, and the flat walk takes it, at
-    # most 16 input values per thread on NVIDIA (its index math is per value)
-    assert conv._kc_conv_config(8192, 16, 81, 4, "cuda", 3) == (128, 16, 16, 4, 3)
-    assert conv._kc_conv_config(8192, 16, 81, 4, "cpu", 3)[2] == 64
+    # 12 channels, 9 taps: K (108) sets the step, and the flat walk takes it, at most 16
+    # input values per thread on NVIDIA (its index math is per value)
+    assert conv._kc_conv_config(8192, 16, 108, 4, "cuda", 12) == (128, 16, 16, 4, 3)
+    assert conv._kc_conv_config(8192, 16, 108, 4, "cpu", 12)[2] == 64
+    # an RGB stem: direct, the 64 output channels of a pixel in one program
+    assert conv._kc_conv_config(8192, 64, 147, 4, "cuda", 3) == (32, 64, 16, 4, 1)
     assert not conv._kc_conv_tap_major(3, 27, 32, False)
     assert conv._kc_conv_tap_major(64, 9, 32, False)
     assert conv._kc_conv_tap_major(3, 27, 32, True)  # transposed: always tap-major

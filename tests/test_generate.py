@@ -294,9 +294,10 @@ def get_init_inputs(): return [cin, cout]
 """
 
 
-def test_convolutions_through_the_template_when_opted_in(write, tmp_path):
-    """conv2d (with its relu as the epilogue), depthwise conv1d and the transposed
-    convolution become template kernels; the module is judged correct."""
+def test_convolutions_through_the_template_by_mode(write, tmp_path):
+    """always: conv2d (with its relu as the epilogue), depthwise conv1d and the transposed
+    convolution become template kernels; the module is judged correct. auto (the default)
+    leaves the strided transposed layer to the library, never leaves all three."""
     problem = write("conv.py", CONV)
     gen = generate(problem, _opts(tmp_path, fusion=FusionOptions(conv_template=True)))
     assert gen.judge.correct, gen.judge.detail
@@ -305,5 +306,11 @@ def test_convolutions_through_the_template_when_opted_in(write, tmp_path):
     assert not any("convolution" in r for r in gen.extern_reasons.values())
     assert "_kc_conv_mainloop(" in gen.module_path.read_text()
     default = generate(problem, _opts(tmp_path / "d"))
-    assert not [g for g in default.plan.groups if g.kind == "conv"]
-    assert any("opt-in" in r for r in default.extern_reasons.values())
+    assert default.judge.correct, default.judge.detail
+    assert len([g for g in default.plan.groups if g.kind == "conv"]) == 2
+    assert any("strided transposed" in r for r in default.extern_reasons.values())
+    never = generate(problem, _opts(tmp_path / "n", fusion=FusionOptions(conv_template="never")))
+    assert not [g for g in never.plan.groups if g.kind == "conv"]
+    assert any("--conv-template never" in r for r in never.extern_reasons.values())
+    with pytest.raises(ValueError, match="conv_template must be one of"):
+        generate(problem, _opts(tmp_path / "b", fusion=FusionOptions(conv_template="maybe")))

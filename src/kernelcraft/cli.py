@@ -84,10 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("--strategy", default="evolutionary", choices=["evolutionary", "random"])
     ge.add_argument("--retune", action="store_true",
                     help="search even where the tuning database has a result")
-    ge.add_argument("--conv-template", action="store_true",
+    ge.add_argument("--conv-template", nargs="?", const="always", default="auto",
+                    choices=["auto", "always", "never"],
                     help="convolutions (1-D to 3-D, grouped, transposed) through "
                          "kernelcraft's implicit-GEMM template, with the pointwise ops after "
-                         "them fused, instead of cuDNN/MIOpen")
+                         "them fused: auto (default: all but 1x1 layers over NCHW inputs and "
+                         "strided transposed layers, where cuDNN measured faster), always "
+                         "(the bare flag), never (cuDNN/MIOpen)")
     ge.add_argument("--db", type=Path, default=None,
                     help="tuning database (default: $KERNELCRAFT_DB or the cache directory)")
 

@@ -20,6 +20,7 @@ import torch
 
 from kernelcraft.capture import capture
 from kernelcraft.codegen.common import KernelSource
+from kernelcraft.codegen.conv_group import conv_mode
 from kernelcraft.errors import InputError
 from kernelcraft.export import Variant, emit_module, init_key, write_new
 from kernelcraft.measure import gpulock
@@ -121,7 +122,11 @@ def build(problem: Problem, opts: GenerateOptions, label: str = "") -> Variant:
         inputs = problem.template_inputs(0)
     inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in inputs]
     cap = capture(model, inputs, problem.name)
-    plan = build_plan(cap.gm, opts.fusion)
+    fusion = opts.fusion
+    if conv_mode(fusion.conv_template) == "auto" and opts.choose and _gpu_present(opts):
+        # every layer through the template: the kernel-or-library choice measures each
+        fusion = replace(fusion, conv_template="always")
+    plan = build_plan(cap.gm, fusion)
     kernels: dict[int, KernelSource] = {}
     for g in plan.groups:
         if not g.is_kernel:

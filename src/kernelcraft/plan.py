@@ -7,8 +7,8 @@ Groups are built in one pass over the nodes in topological order:
   before them (on the domain) and after them (on the domain or on the reduced shape), so
   softmax, norms and losses become one kernel;
 - ``matmul``: mm/addmm/bmm with the pointwise ops on its output as the epilogue;
-- ``conv``: a convolution (``--conv-template``) with the pointwise ops on its output as the
-  epilogue, like matmul;
+- ``conv``: a convolution (``--conv-template``, default auto) with the pointwise ops on its
+  output as the epilogue, like matmul;
 - ``attention``: softmax(Q K^T * scale + causal or boolean mask) V, recognised by structure
   before the pass (``attention_pattern.py``), one flash-attention kernel that never
   materialises the scores; a pattern it cannot take keeps the kernels below, with a note;
@@ -40,9 +40,11 @@ class FusionOptions:
     fuse_epilogues: bool = True  # pointwise ops after a matmul into its kernel
     extern_ops: frozenset[str] = frozenset()  # ops forced to PyTorch
     #: convolutions through the implicit-GEMM template, with the pointwise ops on their
-    #: output as the epilogue (opt-in until GPU measurements decide: its tiles are
-    #: spill-free, but cuDNN/MIOpen keep convolutions by default)
-    conv_template: bool = False
+    #: output as the epilogue: "always", "never" (cuDNN/MIOpen) or "auto": with a GPU to
+    #: measure on every layer (each kernel is timed against the library and kept where it
+    #: wins), without one every layer but the kinds the library won on the H200
+    #: (``conv_group.library_wins``). True and False mean "always" and "never".
+    conv_template: str | bool = "auto"
     #: softmax(Q K^T) V through the flash-attention template (else bmm + softmax kernels)
     attention_template: bool = True
 
@@ -235,13 +237,15 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             new("matmul", n, domain=shape_key(value.shape), anchor=n)
             continue
         if name == "convolution":
-            if not opts.conv_template:
-                new("extern", n, reason="convolution: cuDNN/MIOpen (the implicit-GEMM template "
-                    "is opt-in: --conv-template)")
-                continue
-            from kernelcraft.codegen.conv_group import conv_supported
+            from kernelcraft.codegen.conv_group import conv_mode, conv_supported, library_wins
 
+            mode = conv_mode(opts.conv_template)
+            if mode == "never":
+                new("extern", n, reason="convolution: cuDNN/MIOpen (--conv-template never)")
+                continue
             why = conv_supported(n)
+            if why is None and mode == "auto":
+                why = library_wins(n)
             if why is None:
                 new("conv", n, domain=shape_key(value.shape), anchor=n)
             else:

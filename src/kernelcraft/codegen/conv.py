@@ -442,9 +442,9 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
             v *= 2
         return v
 
-    if cin is not None and _kc_conv_direct(cin, Cout):  # ~1024 outputs per program
-        bn = fit(Cout, 8, 1)
-        return fit(M, 1024 // bn), bn, 16, 4, 1
+    if cin is not None and _kc_conv_direct(cin, Cout):  # 1024-2048 outputs per program
+        bn = fit(Cout, 64, 1)
+        return fit(M, max(32, (1024 if bn <= 8 else 2048) // bn)), bn, 16, 4, 1
     red = K if cin is None or cin < 16 else cin
     wide = itemsize < 4
     if backend == "cpu":
@@ -465,10 +465,11 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
 
 
 def _kc_conv_direct(cin_g: int, cout_g: int) -> bool:
-    """Whether a group is convolved directly (fp32 FMAs, no dot): with at most 8 input and
-    8 output channels per group (depthwise layers: one each) a dot's tiles, at least 16
-    wide, would be mostly padding."""
-    return cin_g <= 8 and cout_g <= 8
+    """Whether a group is convolved directly (fp32 FMAs, no dot): with at most 8 input
+    channels per group (depthwise layers: one; an RGB stem: three) a dot's K tile, at least
+    16 wide, would be mostly padding or need per-element index math (the flat walk), while
+    one input value loaded per tap serves up to 64 output channels in registers."""
+    return cin_g <= 8 and cout_g <= 64
 
 
 def _kc_conv_tap_major(cin_g: int, taps: int, block_k: int, transposed: bool) -> bool:

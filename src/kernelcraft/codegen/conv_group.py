@@ -85,6 +85,40 @@ def library_source() -> str:
     return "".join(lines)
 
 
+CONV_MODES = ("auto", "always", "never")
+
+
+def conv_mode(value: str | bool) -> str:
+    """``FusionOptions.conv_template`` as one of :data:`CONV_MODES`."""
+    if isinstance(value, bool):
+        return "always" if value else "never"
+    if value not in CONV_MODES:
+        raise ValueError(f"conv_template must be one of {', '.join(CONV_MODES)} (or a bool), "
+                         f"got {value!r}")
+    return value
+
+
+def library_wins(n: fx.Node) -> str | None:
+    """Why cuDNN/MIOpen keeps this convolution under ``--conv-template auto`` (None: the
+    template takes it). Measured on the H200 (benchmarks/README.md): a 1x1 layer over an NCHW
+    input spends as long copying the input channels-innermost as on its GEMM (0.57x cuDNN),
+    and a strided transposed layer gathers, so its MMAs do stride^dims times the work."""
+    x, w, stride, transposed, groups = n.args[0], n.args[1], n.args[3], n.args[6], n.args[8]
+    vx, vw = val(x), val(w)
+    if bool(transposed) and any(int(s) > 1 for s in stride):
+        return ("convolution: cuDNN/MIOpen (a strided transposed layer: the template's gather "
+                "does stride^dims times the useful MMA work; --conv-template always forces it)")
+    taps = 1
+    for d in vw.shape[2:]:
+        taps *= int(d)
+    shape = [hint(d) for d in vx.shape]
+    if taps == 1 and conv._relayout(shape, [hint(d) for d in vx.stride()], int(groups)):
+        return ("convolution: cuDNN/MIOpen (a 1x1 layer over an NCHW input: the copy to "
+                "channels-innermost costs as much as the GEMM; --conv-template always forces "
+                "it)")
+    return None
+
+
 def conv_supported(n: fx.Node) -> str | None:
     """Why the template cannot take convolution node ``n`` (None: it can)."""
     args = list(n.args) + [None] * (9 - len(n.args))
