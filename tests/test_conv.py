@@ -480,7 +480,7 @@ def test_launch_heuristic() -> None:
             for blk in (bm, bn, bk):
                 assert blk & (blk - 1) == 0
             if conv._kc_conv_direct(cin, n):  # no dot: the columns fit the channels
-                assert n <= bn <= 64
+                assert n <= bn <= 8
             else:
                 assert min(bm, bn, bk) >= 16
             assert warps >= 1 and stages >= 1
@@ -491,6 +491,11 @@ def test_launch_heuristic() -> None:
     # channels innermost (vector loads): 128 x 128 x 64 on 8 warps where the layer is wide
     assert conv._kc_conv_config(100_352, 128, 576, 4, "cuda", 64, cin_inner=True) == (
         128, 128, 64, 8, 3)
+    # narrower (64 output or under 64 input channels): 128 x 64 x 32 on 4 warps
+    assert conv._kc_conv_config(200_704, 64, 576, 4, "cuda", 64, cin_inner=True) == (
+        128, 64, 32, 4, 3)
+    assert conv._kc_conv_config(100_352, 128, 288, 4, "cuda", 32, cin_inner=True) == (
+        128, 64, 32, 4, 3)
     assert conv._kc_conv_config(100_352, 64, 576, 4, "cuda", 64) == (128, 64, 32, 8, 3)
     assert conv._kc_conv_config(100_352, 64, 576, 4, "hip", 64) == (64, 64, 32, 4, 2)
     assert conv._kc_conv_config(8192, 16, 108, 4, "hip", 12) == (64, 16, 32, 4, 1)  # flat
@@ -499,8 +504,9 @@ def test_launch_heuristic() -> None:
     # input values per thread on NVIDIA (its index math is per value)
     assert conv._kc_conv_config(8192, 16, 108, 4, "cuda", 12) == (128, 16, 16, 4, 3)
     assert conv._kc_conv_config(8192, 16, 108, 4, "cpu", 12)[2] == 64
-    # an RGB stem: direct, the 64 output channels of a pixel in one program
-    assert conv._kc_conv_config(8192, 64, 147, 4, "cuda", 3) == (32, 64, 16, 4, 1)
+    # an RGB stem: the flat walk (direct only up to 8 output channels)
+    assert not conv._kc_conv_direct(3, 64)
+    assert conv._kc_conv_config(8192, 64, 147, 4, "cuda", 3)[3:] == (8, 3)
     assert not conv._kc_conv_tap_major(3, 27, 32, False)
     assert conv._kc_conv_tap_major(64, 9, 32, False)
     assert conv._kc_conv_tap_major(3, 27, 32, True)  # transposed: always tap-major
@@ -592,8 +598,8 @@ def test_unsupported_convolutions_stay_extern_with_a_reason() -> None:
     plan = build_plan(cap.gm, FusionOptions(conv_template=True))
     reasons = [g.reason for g in plan.groups if g.kind == "extern"]
     assert "convolution: dtype torch.float64" in reasons
-    default = build_plan(cap.gm, FusionOptions())
-    assert any("opt-in" in g.reason for g in default.groups if g.kind == "extern")
+    never = build_plan(cap.gm, FusionOptions(conv_template="never"))
+    assert any("--conv-template never" in g.reason for g in never.groups if g.kind == "extern")
 
 
 # ---- cross-compiled for GPUs (no GPU needed): spill-free over the tuning space -------------

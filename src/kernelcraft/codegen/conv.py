@@ -442,9 +442,9 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
             v *= 2
         return v
 
-    if cin is not None and _kc_conv_direct(cin, Cout):  # 1024-2048 outputs per program
-        bn = fit(Cout, 64, 1)
-        return fit(M, max(32, (1024 if bn <= 8 else 2048) // bn)), bn, 16, 4, 1
+    if cin is not None and _kc_conv_direct(cin, Cout):  # ~1024 outputs per program
+        bn = fit(Cout, 8, 1)
+        return fit(M, 1024 // bn), bn, 16, 4, 1
     red = K if cin is None or cin < 16 else cin
     wide = itemsize < 4
     if backend == "cpu":
@@ -454,8 +454,12 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
         flat = cin is not None and not _kc_conv_tap_major(cin, max(1, K // cin), bk, transposed)
         return fit(M, 64), fit(Cout, 64), bk, 4, 1 if flat else 2
     bm = fit(M, 128)
-    bn = fit(Cout, 128 if wide or cin_inner else 64)
-    bk = fit(red, 64 if wide or (cin_inner and bn >= 128) else 32)
+    if cin_inner and not wide:  # vector loads: 128 x 128 x 64 where both sides are wide
+        bn = fit(Cout, 128 if red >= 64 else 64)
+        bk = fit(red, 64 if bn >= 128 else 32)
+        return bm, bn, bk, 8 if bm * bn > 8192 else 4, 3
+    bn = fit(Cout, 128 if wide else 64)
+    bk = fit(red, 64 if wide else 32)
     warps = 8 if bm >= 64 and bm * bn > (64 if wide else 32) * 128 else 4
     if cin is not None and not _kc_conv_tap_major(cin, max(1, K // cin), bk, transposed):
         bn, bk = min(bn, 64), min(bk, 32)  # the flat walk's index math is per value
@@ -465,11 +469,11 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
 
 
 def _kc_conv_direct(cin_g: int, cout_g: int) -> bool:
-    """Whether a group is convolved directly (fp32 FMAs, no dot): with at most 8 input
-    channels per group (depthwise layers: one; an RGB stem: three) a dot's K tile, at least
-    16 wide, would be mostly padding or need per-element index math (the flat walk), while
-    one input value loaded per tap serves up to 64 output channels in registers."""
-    return cin_g <= 8 and cout_g <= 64
+    """Whether a group is convolved directly (fp32 FMAs, no dot): with at most 8 input and
+    8 output channels per group (depthwise layers: one each) a dot's tiles, at least 16
+    wide, would be mostly padding. Not for more output channels: on the H200 an RGB stem
+    (3 -> 64, 7x7) ran 8x slower direct than through the flat walk's dots."""
+    return cin_g <= 8 and cout_g <= 8
 
 
 def _kc_conv_tap_major(cin_g: int, taps: int, block_k: int, transposed: bool) -> bool:
