@@ -491,6 +491,9 @@ def test_launch_heuristic() -> None:
     # channels innermost (vector loads): 128 x 128 x 64 on 8 warps where the layer is wide
     assert conv._kc_conv_config(100_352, 128, 576, 4, "cuda", 64, cin_inner=True) == (
         128, 128, 64, 8, 3)
+    # sm_80 (mma.sync, no warp-group MMA): 128 x 128 x 64 spills there; 128 x 64 x 32
+    assert conv._kc_conv_config(100_352, 128, 576, 4, "cuda", 64, cin_inner=True, sm=80) == (
+        128, 64, 32, 8, 3)
     # narrower (64 output or under 64 input channels): 128 x 64 x 32 on 4 warps
     assert conv._kc_conv_config(200_704, 64, 576, 4, "cuda", 64, cin_inner=True) == (
         128, 64, 32, 4, 3)

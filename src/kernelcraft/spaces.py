@@ -177,14 +177,22 @@ def _conv(k: KernelSource, t: Target) -> Space:
     ctx = {"M": M, "N": N, "K": K, "C": C, "taps": taps, "groups": at["groups"],
            "itemsize": item, "flops": 2.0 * M * N * K * at["groups"], **_target_ctx(t)}
     amd = t.backend == "hip"
-    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed, cin_inner)
+    sm = t.triton_arch if t.backend == "cuda" else None
+    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed, cin_inner,
+                           sm if isinstance(sm, int) else None)
     default = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"), pick,
                        strict=True))
     if _kc_conv_direct(C, N):  # no dot: pixels per program and warps; the rest is fixed
         direct = (PowerOfTwo("BLOCK_M", 64, 2048), Choice("BLOCK_N", (default["BLOCK_N"],)),
                   Choice("BLOCK_K", (16,)), Choice("num_warps", (2, 4, 8)),
                   Choice("num_stages", (1,)))
-        return Space("conv", direct, (), ctx, _default(direct, default))
+
+        def fits_direct(c: Config) -> str | None:
+            if c["BLOCK_M"] * c["BLOCK_N"] > 32 * c["num_warps"] * t.warp_size:
+                return "over 32 accumulators per thread (register spills)"
+            return None
+
+        return Space("conv", direct, (fits_direct,), ctx, _default(direct, default))
     stages = (1, 2, 3) if amd else (2, 3, 4)
     knobs = (PowerOfTwo("BLOCK_M", 16, 128), PowerOfTwo("BLOCK_N", 16, 128),
              PowerOfTwo("BLOCK_K", 16, 64), Choice("num_warps", (4, 8)),
@@ -208,7 +216,7 @@ def _conv(k: KernelSource, t: Target) -> Space:
             most = 32
         elif bm < 64:
             most = 16
-        elif cin_inner:  # vector loads along the channels: operand values count too
+        elif cin_inner and (sm is None or sm >= 90):  # vector loads, warp-group MMAs
             most = 64
         else:
             most = 64 if warps == 8 and bk <= 32 and tap_major else 32

@@ -417,8 +417,8 @@ def _kc_conv_tile_offset(nb, od, oh, ow, oc, s_n, s_c, s_d, s_h, s_w, NDIM: tl.c
 
 
 def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
-                    cin: int | None = None, transposed: bool = False, cin_inner: bool = False
-                    ) -> tuple[int, int, int, int, int]:
+                    cin: int | None = None, transposed: bool = False, cin_inner: bool = False,
+                    sm: int | None = None) -> tuple[int, int, int, int, int]:
     """Launch config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) of one conv.
 
     ``Cout`` is the GEMM's N (output channels per group), ``cin`` the input channels per
@@ -454,7 +454,9 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
         flat = cin is not None and not _kc_conv_tap_major(cin, max(1, K // cin), bk, transposed)
         return fit(M, 64), fit(Cout, 64), bk, 4, 1 if flat else 2
     bm = fit(M, 128)
-    if cin_inner and not wide:  # vector loads: 128 x 128 x 64 where both sides are wide
+    if cin_inner and not wide and (sm is None or sm >= 90):
+        # vector loads and warp-group MMAs: 128 x 128 x 64 where both sides are wide (sm_80's
+        # mma.sync spills it: the rule below)
         bn = fit(Cout, 128 if red >= 64 else 64)
         bk = fit(red, 64 if bn >= 128 else 32)
         return bm, bn, bk, 8 if bm * bn > 8192 else 4, 3
@@ -554,11 +556,12 @@ def _check_config(config: dict[str, int] | None, fn: str) -> None:
 
 def _launch_config(config: dict[str, int] | None, M: int, cout_g: int, K: int, cin_g: int,
                    itemsize: int, backend: str, fn: str = "conv", transposed: bool = False,
-                   cin_inner: bool = False) -> tuple[int, int, int, int, int]:
+                   cin_inner: bool = False, sm: int | None = None
+                   ) -> tuple[int, int, int, int, int]:
     """The heuristic's config with the caller's (the tuner's) knobs over it."""
     _check_config(config, fn)
     cfg = dict(zip(_CONFIG_KEYS, _kc_conv_config(M, cout_g, K, itemsize, backend, cin_g,
-                                                 transposed, cin_inner), strict=True))
+                                                 transposed, cin_inner, sm), strict=True))
     cfg.update(config or {})
     return tuple(cfg[k] for k in _CONFIG_KEYS)  # type: ignore[return-value]
 
@@ -678,9 +681,17 @@ def _prepare(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
     w = _packed_weight(weight, bool(transposed))
     launch = _launch(list(x.shape), list(x.stride()), list(w.shape), list(w.stride()),
                      list(out.shape), list(out.stride()), st, pad, dil, groups, bool(transposed),
-                     x.element_size(), backend, config, precision_table, fn)
+                     x.element_size(), backend, config, precision_table, fn, _sm(x, backend))
     launch.update(out=out, unbatched=unbatched, x=x, w=w, empty=out.numel() == 0)
     return launch
+
+
+def _sm(x: torch.Tensor, backend: str) -> int | None:
+    """The NVIDIA compute capability of x's device as 90 for sm_90 (None elsewhere)."""
+    if backend != "cuda":
+        return None
+    major, minor = torch.cuda.get_device_capability(x.device)
+    return major * 10 + minor
 
 
 def _channels_inner(t: torch.Tensor, dim: int = 1) -> torch.Tensor:
@@ -734,7 +745,8 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
             w_strides: list[int], o_shape: list[int], o_strides: list[int],
             st: tuple[int, ...], pad: tuple[int, ...], dil: tuple[int, ...], groups: int,
             transposed: bool, itemsize: int, backend: str, config: dict[str, int] | None,
-            precision_table: dict[str, str] | None, fn: str = "conv") -> dict:
+            precision_table: dict[str, str] | None, fn: str = "conv", sm: int | None = None
+            ) -> dict:
     """The launch of a checked convolution from sizes and strides alone (also what
     cross-compilation builds at the captured sizes): the kernel's runtime arguments from M
     to the dilation (``args``), the input and weight strides (``strides``), constexprs,
@@ -754,7 +766,7 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
     # flat K in (taps, c) order; else threads along the pixels
     cin_inner = x_strides[1] == 1 and cin_g > 1
     bm, bn, bk, warps, stages = _launch_config(config, M, cout_g, K, cin_g, itemsize,
-                                               backend, fn, transposed, cin_inner)
+                                               backend, fn, transposed, cin_inner, sm)
     direct = _kc_conv_direct(cin_g, cout_g)
     if not direct and min(bm, bn, bk) < 16:
         raise ValueError(f"{fn}: BLOCK_M, BLOCK_N and BLOCK_K must be at least 16 for a "

@@ -353,7 +353,8 @@ def _build_spec(n: fx.Node, ptrs: list[str], sc_names: list[str], scalars: list[
     launch = conv._launch(shp(vx), x_strides, shp(vw), w_strides, shp(vo), out_strides,
                           tuple(stride), tuple(padding), tuple(dilation), int(groups),
                           bool(transposed), vx.element_size(), backend, None,
-                          {"cuda": "bf16x3", "hip": "bf16x3"})
+                          {"cuda": "bf16x3", "hip": "bf16x3"}, "conv",
+                          getattr(target, "triton_arch", None) if backend == "cuda" else None)
     sig: dict[str, Any] = {}
     ptr_of = {"x_ptr": x, "w_ptr": w, "b_ptr": b}
     ptr_of.update({f"e{i}_ptr": a for i, a in enumerate(loads)})
