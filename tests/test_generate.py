@@ -305,6 +305,9 @@ def test_convolutions_through_the_template_by_mode(write, tmp_path):
     assert convs == ["convolution", "convolution", "convolution, relu"]
     assert not any("convolution" in r for r in gen.extern_reasons.values())
     assert "_kc_conv_mainloop(" in gen.module_path.read_text()
+    report = gen.report_path.read_text()
+    assert "weight packed output-channels-innermost" in report
+    assert "walk=direct (fp32 FMAs)" in report  # the depthwise conv1d
     default = generate(problem, _opts(tmp_path / "d"))
     assert default.judge.correct, default.judge.detail
     assert len([g for g in default.plan.groups if g.kind == "conv"]) == 2

@@ -148,6 +148,8 @@ def generate_report(gen: Any, opts: Any) -> str:
         k = gen.kernels.get(g.id)
         detail = ", ".join(f"{a}={b}" for a, b in k.config.items()
                            if not isinstance(b, dict)) if k else g.reason
+        if k and k.notes[1:]:  # the first note is the template's one-line description
+            detail += "; " + "; ".join(k.notes[1:])
         kind = g.kind if k or g.kind == "extern" else f"{g.kind} (extern)"
         lines.append(f"| {g.id} | {kind} | {g.describe()} | {detail} |")
     notes = getattr(gen.plan, "notes", [])

@@ -8,7 +8,8 @@ A convolution is a matmul whose A operand is never materialised (no im2col buffe
 
 Each program computes a BLOCK_M x BLOCK_N tile of one group's output; grid axis 1 is the
 group. 1-D and 2-D convolutions are 3-D ones with unit leading dims, which the NDIM
-constexpr removes from the index math. Two K walks (``TAP_MAJOR``, chosen per call):
+constexpr removes from the index math. Two K walks for dots (``TAP_MAJOR``, chosen per
+call):
 
 - tap-major (the default): one flat loop over (tap, channel block). The tap is a scalar of
   the iteration, so the input position, the zero-padding test and the address of each row
@@ -53,9 +54,16 @@ Accumulation is fp32; the output has the input dtype.
 scale. Fused groups (``conv_group.py``) emit their own kernel around the same main loop
 with the group's pointwise epilogue, and launch it through :func:`_prepare`.
 
+Loads are what bound it on the H200, so the wrapper lays the operands out for 16-byte
+vectors: the weight is packed with its output channels innermost (once per weight and
+version, :func:`_packed_weight`), and NCHW inputs with 16 or more channels per group are
+copied channels-innermost first (:func:`_relayout`; one read and write of the input, which
+the measured time includes). Groups of at most 8 input and 8 output channels (depthwise)
+take a third walk, ``DIRECT``: one input channel per step as an outer product in fp32 FMAs,
+no dot padded to 16.
+
 Not covered: padding modes other than zeros (PyTorch applies them as a separate pad op
-before a zero-padded convolution), and a direct (non-GEMM) kernel for depthwise layers,
-where N_gemm = 1 wastes most of a dot.
+before a zero-padded convolution).
 """
 
 from __future__ import annotations

@@ -310,11 +310,16 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
            "epilogue": len(epilogue),
            "dot": "per backend (_KC_DOT_PRECISION)" if fp32 else "default (16-bit inputs)",
            "chosen": "at run time from the sizes (heuristic)",
-           "walk": "tap-major" if consts["TAP_MAJOR"] else "flat K",
+           "walk": ("direct (fp32 FMAs)" if consts.get("DIRECT") else
+                    "tap-major" if consts["TAP_MAJOR"] else "flat K"),
            "at": {**at_sizes, "itemsize": vx.element_size(),
                   "key": [hint(d) for d in vx.shape] + [int(d) for d in vw.shape]}}
     kind = "transposed " if transposed else ""
-    notes = [f"{nd}-D {kind}implicit-GEMM convolution + {len(epilogue)} epilogue op(s)"]
+    notes = [f"{nd}-D {kind}implicit-GEMM convolution + {len(epilogue)} epilogue op(s)",
+             "weight packed output-channels-innermost once per weight version"]
+    if conv._relayout([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()], int(groups)):
+        notes.append("NCHW input copied channels-innermost before the kernel (one extra read "
+                     "and write of the input, included in the measured time)")
     inputs = tensors + scalars
     return KernelSource(kname, wname, source, wrapper, inputs, outs, cfg, notes,
                         signature=sig, constexprs=consts, num_warps=warps, num_stages=stages,
