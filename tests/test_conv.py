@@ -322,6 +322,9 @@ def _check_packed_weight_reuse() -> None:
         w.mul_(-2.0)  # in place: same tensor, new version
     y2 = conv.conv2d(x, w, padding=1)
     assert _rel(y2, -2.0 * y1.double()) < 1e-6
+    wg = w.detach().clone().requires_grad_()
+    conv.conv2d(x, wg, padding=1)
+    assert conv._PACKED[wg][1].grad_fn is None  # the cached copy holds no autograd graph
     with torch.inference_mode():  # no version counter: packed per call, never cached
         wi = w.clone()
         assert _rel(conv.conv2d(x, wi, padding=1), y2.double()) < 1e-6

@@ -744,7 +744,8 @@ def _packed_weight(weight: torch.Tensor, transposed: bool) -> torch.Tensor:
     hit = _PACKED.get(weight)
     if hit is not None and hit[0] == key:
         return hit[1]
-    packed = _channels_inner(weight, dim)
+    with torch.no_grad():  # a cached copy must not hold an autograd graph
+        packed = _channels_inner(weight, dim)
     _PACKED[weight] = (key, packed)
     return packed
 
