@@ -177,9 +177,8 @@ def _conv(k: KernelSource, t: Target) -> Space:
     ctx = {"M": M, "N": N, "K": K, "C": C, "taps": taps, "groups": at["groups"],
            "itemsize": item, "flops": 2.0 * M * N * K * at["groups"], **_target_ctx(t)}
     amd = t.backend == "hip"
-    sm = t.triton_arch if t.backend == "cuda" else None
-    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed, cin_inner,
-                           sm if isinstance(sm, int) else None)
+    sm = t.triton_arch if isinstance(t.triton_arch, int) else None  # NVIDIA: 90 for sm_90
+    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed, cin_inner, sm)
     default = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"), pick,
                        strict=True))
     if _kc_conv_direct(C, N):  # no dot: pixels per program and warps; the rest is fixed

@@ -777,9 +777,6 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
     bm, bn, bk, warps, stages = _launch_config(config, M, cout_g, K, cin_g, itemsize,
                                                backend, fn, transposed, cin_inner, sm)
     direct = _kc_conv_direct(cin_g, cout_g)
-    if not direct and min(bm, bn, bk) < 16:
-        raise ValueError(f"{fn}: BLOCK_M, BLOCK_N and BLOCK_K must be at least 16 for a "
-                         f"dot (got {bm}, {bn}, {bk})")
     if transposed:  # weight [C_in, C_out/groups, *k]: roles of dims 0 and 1 swap
         s_wo, s_wc = w_strides[1], w_strides[0]
         s_wg = cin_g * s_wc

@@ -98,21 +98,25 @@ def conv_mode(value: str | bool) -> str:
     return value
 
 
+def _input_copied(n: fx.Node) -> bool:
+    """Whether the wrapper copies convolution ``n``'s input channels-innermost before the
+    kernel (``conv._relayout`` at the captured sizes and strides)."""
+    vx = val(n.args[0])
+    return conv._relayout([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()],
+                          int(n.args[8]))
+
+
 def library_wins(n: fx.Node) -> str | None:
-    """Why cuDNN/MIOpen keeps this convolution under ``--conv-template auto`` (None: the
-    template takes it). Measured on the H200 (benchmarks/README.md): a 1x1 layer over an NCHW
+    """Why cuDNN/MIOpen keeps this convolution under ``--conv-template auto`` without a GPU
+    to measure on (None: the template takes it). Measured on the H200 (benchmarks/README.md),
+    the bare layers (a fused epilogue can still tip the balance): a 1x1 layer over an NCHW
     input spends as long copying the input channels-innermost as on its GEMM (0.57x cuDNN),
     and a strided transposed layer gathers, so its MMAs do stride^dims times the work."""
-    x, w, stride, transposed, groups = n.args[0], n.args[1], n.args[3], n.args[6], n.args[8]
-    vx, vw = val(x), val(w)
+    stride, transposed = n.args[3], n.args[6]
     if bool(transposed) and any(int(s) > 1 for s in stride):
         return ("convolution: cuDNN/MIOpen (a strided transposed layer: the template's gather "
                 "does stride^dims times the useful MMA work; --conv-template always forces it)")
-    taps = 1
-    for d in vw.shape[2:]:
-        taps *= int(d)
-    shape = [hint(d) for d in vx.shape]
-    if taps == 1 and conv._relayout(shape, [hint(d) for d in vx.stride()], int(groups)):
+    if _gemm_sizes(n)["taps"] == 1 and _input_copied(n):
         return ("convolution: cuDNN/MIOpen (a 1x1 layer over an NCHW input: the copy to "
                 "channels-innermost costs as much as the GEMM; --conv-template always forces "
                 "it)")
@@ -317,7 +321,7 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
     kind = "transposed " if transposed else ""
     notes = [f"{nd}-D {kind}implicit-GEMM convolution + {len(epilogue)} epilogue op(s)",
              "weight packed output-channels-innermost once per weight version"]
-    if conv._relayout([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()], int(groups)):
+    if _input_copied(n):
         notes.append("NCHW input copied channels-innermost before the kernel (one extra read "
                      "and write of the input, included in the measured time)")
     inputs = tensors + scalars
@@ -350,7 +354,7 @@ def _build_spec(n: fx.Node, ptrs: list[str], sc_names: list[str], scalars: list[
     out_strides = list(torch.empty(shp(vo), device="meta").stride())
     # the layouts the kernel runs on: the input maybe and the weight always re-laid out
     x_strides = std(vx)
-    if conv._relayout(shp(vx), x_strides, int(groups)):
+    if _input_copied(n):
         x_strides = list(conv._channels_inner(torch.empty_strided(shp(vx), x_strides,
                                                                   device="meta")).stride())
     w_strides = list(conv._channels_inner(torch.empty_strided(shp(vw), std(vw), device="meta"),
@@ -407,8 +411,6 @@ def _gemm_sizes(n: fx.Node) -> dict[str, int]:
         taps *= int(d)
     cin_g = hint(vx.shape[1]) // groups
     cout_g = int(vw.shape[1]) if transposed else int(vw.shape[0]) // groups
-    x_strides = [hint(d) for d in vx.stride()]
-    cin_inner = cin_g > 1 and (x_strides[1] == 1 or conv._relayout(
-        [hint(d) for d in vx.shape], x_strides, groups))
+    cin_inner = cin_g > 1 and (hint(vx.stride()[1]) == 1 or _input_copied(n))
     return {"M": M, "N": cout_g, "K": cin_g * taps, "C": cin_g, "taps": taps,
             "groups": groups, "transposed": transposed, "cin_inner": cin_inner}
