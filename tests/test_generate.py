@@ -199,6 +199,30 @@ def test_problem_forward_kept_where_the_whole_program_loses(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
 
 
+def test_whole_program_timed_as_the_judge_times_it(write, tmp_path):
+    """The program-level choice must see what the judge will time: its rotating input sets,
+    both sides alternating, each side's fastest round kept (a one-off slow round on the
+    generated side must not throw the kernels away)."""
+    from kernelcraft.choose import JUDGE_INPUT_SETS, PROGRAM_ROUNDS
+
+    seen = []
+
+    def timer(fn, sets):
+        if isinstance(fn, torch.nn.Module):
+            seen.append((type(fn).__name__, len(sets)))
+            slow_first = type(fn).__name__ == "ModelNew" and len(seen) == 1
+            return 5.0 if slow_first else (1.0 if type(fn).__name__ == "ModelNew" else 2.0)
+        return 2.0 if sets == [[]] else 1.0
+
+    gen = generate(write("pw.py", POINTWISE), _opts(tmp_path, timer=timer))
+    names = [n for n, _ in seen]
+    assert names == ["ModelNew", "Model"] * PROGRAM_ROUNDS
+    assert all(k == JUDGE_INPUT_SETS for _, k in seen)
+    whole = gen.choices[-1]
+    assert whole.group < 0 and whole.kept and whole.kernel_ms == 1.0
+    assert gen.kernels
+
+
 def test_eager_replay_of_the_captured_graph_matches_the_model(write, tmp_path):
     """choose.py times groups on values from an op-by-op replay; it must be the program."""
     from kernelcraft.choose import run_graph
