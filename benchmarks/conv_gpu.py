@@ -5,7 +5,7 @@ layers, an RGB stem):
 cuDNN fp32 (TF32 off, as the strict judge runs it) with NCHW and channels-last inputs, and
 the template with the heuristic config, with TF32 dots (which says whether the dots or the
 loads bound it), with channels-last input, with the dot walks where the heuristic takes the
-direct one, and over a config sweep; the
+direct one, and over a config sweep (direct layers: outputs per program and warps); the
 judge's comparison against a float64 convolution for each. One JSON line per measurement.
 
 Usage (repository root, a CUDA machine): python3 benchmarks/conv_gpu.py --out c.jsonl
@@ -37,11 +37,17 @@ LAYERS = {
     "3x3_32_128_valid": ((32, 32, 128, 128), (128, 32, 3, 3), 1, 0, 1),
     "stem7x7_s2_3_64": ((32, 3, 224, 224), (64, 3, 7, 7), 2, 3, 1),
     "3d_3x3x3_3_16": ((16, 3, 32, 128, 128), (16, 3, 3, 3, 3), 1, 0, 1),
+    "dw5x5_256_112": ((16, 256, 112, 112), (256, 1, 5, 5), 1, 2, 256),
+    "dw3x3_s2_512": ((32, 512, 56, 56), (512, 1, 3, 3), 2, 1, 512),
+    "dw3x3_1024_7": ((64, 1024, 7, 7), (1024, 1, 3, 3), 1, 1, 1024),
 }
 SWEPT = ("3x3_64_128", "1x1_256_256", "3x3_s2_128_256", "3x3_64_64", "3x3_32_128_valid")
 SWEEP = [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=s)
          for bm, bn, bk, w, s in itertools.product((64, 128, 256), (64, 128), (32, 64), (4, 8),
                                                    (2, 3))]
+#: direct (depthwise) layers: outputs per program and warps
+DIRECT_SWEEP = [dict(BLOCK_M=bm, num_warps=w)
+                for bm, w in itertools.product((256, 512, 1024, 2048), (2, 4, 8))]
 
 
 def run_layer(name: str, spec: tuple, timed, emit, sweep: bool) -> None:
@@ -76,10 +82,13 @@ def run_layer(name: str, spec: tuple, timed, emit, sweep: bool) -> None:
     variants = [("heuristic", x, "bf16x3", None), ("channels_last", xcl, "bf16x3", None),
                 ("tf32", x, "tf32", None)]
     cin_g = xs[1] // groups
-    if conv_mod._kc_conv_direct(cin_g, ws[0] // groups):  # the dot walks, for comparison
+    direct_layer = conv_mod._kc_conv_direct(cin_g, ws[0] // groups)
+    if direct_layer:  # the dot walks, for comparison
         variants.append(("dot_walk", x, "bf16x3", None))
     if sweep and name in SWEPT:
         variants += [(json.dumps(c), x, "bf16x3", c) for c in SWEEP]
+    if sweep and direct_layer:
+        variants += [(json.dumps(c), x, "bf16x3", c) for c in DIRECT_SWEEP]
     for label, inp, prec, cfg in variants:
         direct = conv_mod._kc_conv_direct
         if label == "dot_walk":

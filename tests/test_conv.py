@@ -288,7 +288,7 @@ def test_conv_matches_torch(interp: _Worker, case: str, walk: str) -> None:
 
 @pytest.mark.parametrize(("case", "walk"), [("3x3", "tap"), ("channels_last_in", "flat"),
                                             ("3d_stride_dil", "flat"), ("t3d", "tap"),
-                                            ("depthwise_x2", "direct")])
+                                            ("depthwise_x2", "direct"), ("3d_depthwise", "direct")])
 def test_64bit_index_math(interp: _Worker, case: str, walk: str) -> None:
     err, tol = interp("_check_conv", case, walk, True)
     assert err <= tol, f"{case} ({walk}, 64-bit): rel L2 {err:.3g} > {tol:.3g}"
@@ -488,9 +488,9 @@ def test_launch_heuristic() -> None:
                 assert min(bm, bn, bk) >= 16
             assert warps >= 1 and stages >= 1
     assert conv._kc_conv_config(1, 1, 1, 4, "cpu")[:3] == (16, 16, 16)
-    # depthwise: direct, about 1024 outputs per program
-    assert conv._kc_conv_config(100_352, 1, 9, 4, "cuda", 1) == (1024, 1, 16, 4, 1)
-    assert conv._kc_conv_config(100_352, 2, 9, 4, "cuda", 1)[:2] == (512, 2)
+    # depthwise: direct, about 512 outputs per program (four per thread)
+    assert conv._kc_conv_config(100_352, 1, 9, 4, "cuda", 1) == (512, 1, 16, 4, 1)
+    assert conv._kc_conv_config(100_352, 2, 9, 4, "cuda", 1)[:2] == (256, 2)
     # channels innermost (vector loads): 128 x 128 x 64 on 8 warps where the layer is wide
     assert conv._kc_conv_config(100_352, 128, 576, 4, "cuda", 64, cin_inner=True) == (
         128, 128, 64, 8, 3)

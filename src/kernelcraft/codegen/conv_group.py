@@ -166,6 +166,8 @@ def _per_channel(a: fx.Node, shape: tuple[Any, ...]) -> bool:
 
 _GEOMETRY = ("M CIN_G COUT_G K D H W OD OH OW KD KH KW sd sh sw pd ph pw dd dh dw g0 "
              "s_xn s_xc s_xd s_xh s_xw s_wg s_wo s_wc s_wd s_wh s_ww").split()
+#: the kernel size: compile-time (the direct walk unrolls its taps)
+_TAPS = ("KD", "KH", "KW")
 _MAIN_CONSTS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "NDIM", "TAP_MAJOR", "CIN_INNER",
                 "TRANSPOSED", "IDX64", "PIX_MAJOR", "NATIVE", "PREC", "DIRECT")
 
@@ -216,7 +218,8 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
     strides = ["s_b"] if bias is not None else []
     for stem in [f"e{i}" for i in range(len(loads))] + [f"o{i}" for i in range(len(outs))]:
         strides += [f"s_{stem}{d}" for d in "ncdhw"]
-    params = ptrs + sc_names + _GEOMETRY + strides + [f"{c}: tl.constexpr" for c in _MAIN_CONSTS]
+    geometry = [f"{g}: tl.constexpr" if g in _TAPS else g for g in _GEOMETRY]
+    params = ptrs + sc_names + geometry + strides + [f"{c}: tl.constexpr" for c in _MAIN_CONSTS]
     body = [
         "    pid = tl.program_id(0)",
         "    grp = tl.program_id(1) + g0",
@@ -387,7 +390,9 @@ def _build_spec(n: fx.Node, ptrs: list[str], sc_names: list[str], scalars: list[
     attrs: dict[str, Any] = {p: div16 for p in ptrs}
     for name, v in values.items():
         s = _int_sig(int(v))
-        if s == 1 and name != "g0":
+        if name in _TAPS:
+            consts[name] = int(v)
+        elif s == 1 and name != "g0":
             consts[name] = 1
         else:
             sig[name] = "i32" if name == "g0" else s
