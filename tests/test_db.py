@@ -14,6 +14,7 @@ import pytest
 
 from kernelcraft.cli import main
 from kernelcraft.db import (
+    SCHEMA_VERSION,
     Database,
     Record,
     config_key,
@@ -146,6 +147,36 @@ def _writer(path: str, tag: int, n: int, go) -> None:
         key = d.add_workload(SIG, "sm_90", "fp32", family="pointwise", versions=VERSIONS)
         for i in range(n):
             d.add_record(key, {"w": tag, "i": i}, "ok", 1.0 + i)
+
+
+def test_choices_saved_and_reused(db):
+    assert db.choices("k") is None
+    saved = [{"group": 0, "kernel_ms": 1.0, "eager_ms": 2.0, "kept": True},
+             {"group": -1, "kernel_ms": 1.5, "eager_ms": 1.4, "kept": False}]
+    db.save_choices("k", saved)
+    assert db.choices("k") == saved
+    db.save_choices("k", saved[:1])  # a new measurement replaces the old
+    assert db.choices("k") == saved[:1]
+
+
+def test_schema_2_database_gains_the_choices_table(tmp_path):
+    """A database written by the previous schema opens, keeps its rows and gains the
+    choices table."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE workloads (key TEXT PRIMARY KEY, strict_key TEXT NOT NULL,
+            family TEXT NOT NULL, target TEXT NOT NULL, precision TEXT NOT NULL,
+            signature TEXT NOT NULL, created REAL NOT NULL);
+        INSERT INTO workloads VALUES ('w', 's', 'matmul', 'sm_90', 'fp32', '{}', 0);
+        PRAGMA user_version=2;
+    """)
+    conn.close()
+    with Database(path) as db:
+        assert db.workload("w") is not None
+        db.save_choices("k", [{"group": 1, "kernel_ms": 1.0, "eager_ms": 1.0, "kept": True}])
+        assert db.choices("k")[0]["group"] == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_concurrent_writers_lose_nothing(tmp_path):

@@ -223,6 +223,39 @@ def test_whole_program_timed_as_the_judge_times_it(write, tmp_path):
     assert gen.kernels
 
 
+def test_second_generate_reuses_the_measured_choices(write, tmp_path):
+    """The kernel-or-eager choices depend only on the emitted module and the GPU: a second
+    generate of the same problem into the same database times nothing, applies the stored
+    choices (here: eager kept for the group) and says so; ``retune`` measures again."""
+    from kernelcraft.tune import TuneOptions
+
+    calls = []
+
+    def timer(fn, sets):
+        calls.append(fn)
+        return 1.0 if sets == [[]] else 2.0  # eager faster: the group falls back
+
+    db = tmp_path / "tune.db"
+    problem = write("pw.py", POINTWISE)
+    reuse = {"timer": timer, "judge": False, "reuse_choices": True, "db_path": db}
+    first = generate(problem, _opts(tmp_path / "a", **reuse))
+    assert calls and not first.choices_from_db and not first.kernels
+    n = len(calls)
+    again = generate(problem, _opts(tmp_path / "b", **reuse))
+    assert len(calls) == n and again.choices_from_db
+    assert again.choices == first.choices and not again.kernels
+    assert "From the tuning database" in again.report_path.read_text()
+    assert again.module_path.read_text() == first.module_path.read_text()
+    retuned = generate(problem, _opts(tmp_path / "c", **reuse, tune=TuneOptions(retune=True)))
+    assert len(calls) > n and not retuned.choices_from_db
+    # a test timer is not a GPU measurement: by default nothing is stored or reused
+    other = tmp_path / "other.db"
+    generate(problem, _opts(tmp_path / "d", timer=timer, judge=False, db_path=other))
+    k = len(calls)
+    generate(problem, _opts(tmp_path / "e", timer=timer, judge=False, db_path=other))
+    assert len(calls) > k
+
+
 def test_eager_replay_of_the_captured_graph_matches_the_model(write, tmp_path):
     """choose.py times groups on values from an op-by-op replay; it must be the program."""
     from kernelcraft.choose import run_graph

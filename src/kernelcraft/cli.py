@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="tuning wall time for the whole program, e.g. 90s, 5m")
     ge.add_argument("--strategy", default="evolutionary", choices=["evolutionary", "random"])
     ge.add_argument("--retune", action="store_true",
-                    help="search even where the tuning database has a result")
+                    help="search (and time kernel vs eager) even where the tuning database "
+                         "has a result")
     ge.add_argument("--conv-template", nargs="?", const="always", default="auto",
                     choices=["auto", "always", "never"],
                     help="convolutions (1-D to 3-D, grouped, transposed) through "

@@ -31,7 +31,7 @@ from kernelcraft.errors import InputError
 
 STATUSES = ("ok", "wrong", "compile-error", "timeout", "crash", "pruned")
 SOURCES = ("measured", "ranked")
-SCHEMA_VERSION = 2  # 2: searches
+SCHEMA_VERSION = 3  # 2: searches, 3: choices
 BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
@@ -64,6 +64,12 @@ CREATE TABLE IF NOT EXISTS searches (
     stopped    TEXT NOT NULL,
     measured   INTEGER NOT NULL,
     finished   REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS choices (
+    key        TEXT PRIMARY KEY,
+    choices    TEXT NOT NULL,
+    versions   TEXT NOT NULL DEFAULT '{}',
+    created    REAL NOT NULL
 );
 """
 
@@ -351,6 +357,19 @@ class Database:
         with self._write() as conn:
             conn.execute("INSERT INTO searches VALUES (?, ?, ?, ?, ?)",
                          (workload, effort, stopped, int(measured), time.time()))
+
+    def save_choices(self, key: str, choices: Iterable[Mapping[str, Any]]) -> None:
+        """The measured kernel-or-eager choices of one emitted module on one GPU
+        (``key``: module text, device, precision, versions), so that generating the same
+        module again reuses them instead of timing it again."""
+        with self._write() as conn:
+            conn.execute("INSERT OR REPLACE INTO choices VALUES (?, ?, ?, ?)",
+                         (key, json.dumps([dict(c) for c in choices]),
+                          _canonical(toolchain_versions()), time.time()))
+
+    def choices(self, key: str) -> list[dict[str, Any]] | None:
+        row = self._conn.execute("SELECT choices FROM choices WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
 
     def searched(self, workload: str) -> bool:
         return self._conn.execute("SELECT 1 FROM searches WHERE workload = ? LIMIT 1",

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
 import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ class GenerateOptions:
     build: bool = True  # cross-compile every kernel for every target
     choose: bool = True  # on a GPU: keep the eager path for groups whose kernel loses
     timer: Any = None  # (fn, input_sets) -> ms; default CUDA events on the GPU
+    #: reuse the kernel-or-eager choices the database holds for this exact module and GPU
+    #: (None: when measuring on a GPU, not with a test timer; never with ``tune.retune``)
+    reuse_choices: bool | None = None
     timeout_s: float = 900.0
     fusion: FusionOptions = field(default_factory=FusionOptions)
     #: tuning (on a GPU, or with ``tune.timer``); None: heuristics, plus database hits
@@ -69,6 +73,7 @@ class Generated:
     tunings: list[GroupTuning] = field(default_factory=list)
     tuned_from_db: dict[str, int] = field(default_factory=dict)  # arch -> groups
     ranked: list[Any] = field(default_factory=list)  # configs chosen without hardware
+    choices_from_db: bool = False  # the choices were measured by an earlier run
 
     @property
     def extern_reasons(self) -> dict[int, str]:
@@ -176,22 +181,13 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     if any(v.tuned for v in variants):
         emit()
     clock.lap("tune")
-    choices = []
+    choices, choices_from_db = [], False
     if opts.choose and (opts.timer is not None or _gpu_present(opts)):
-        choices = choose_paths(problem, main, module_path, opts)
-        if any(not c.kept for c in choices):
-            emit()
-        if any(g.kind != "glue" for g in main.plan.groups):
-            # also when every group fell back: its decomposed ops may lose to the
-            # problem's own forward (a fused library softmax, cuDNN batch norm)
-            whole = choose_paths(problem, main, module_path, opts, program=True)
-            choices += whole
-            if not whole[0].kept:
-                emit()
+        choices, choices_from_db = choose_all(problem, main, module_path, opts, emit)
         clock.lap("choose")
     gen = Generated(problem, plan, kernels, module_path, targets=targets,
                     variants=variants, choices=choices, seconds=clock.laps, tunings=tunings,
-                    tuned_from_db=from_db)
+                    tuned_from_db=from_db, choices_from_db=choices_from_db)
     if opts.build:
         from kernelcraft.rank import build_all
 
@@ -279,6 +275,65 @@ def _interpreted(on: bool) -> Iterator[None]:
                 os.environ.pop("TRITON_INTERPRET", None)
             else:
                 os.environ["TRITON_INTERPRET"] = old
+
+
+def choose_all(problem: Problem, main: Variant, module_path: Path, opts: GenerateOptions,
+               emit: Any) -> tuple[list[Any], bool]:
+    """Per group, then for the whole program, the generated kernels or the eager path
+    (``emit`` rewrites the module after a change). Returns (choices, from the database).
+
+    The choices depend only on the emitted module and the GPU, so they are stored in the
+    tuning database under the module's digest: a second ``generate`` of an unchanged
+    problem (every config a database hit) reuses them instead of timing again.
+    """
+    from kernelcraft.choose import PROGRAM, Choice, apply
+    from kernelcraft.db import Database
+
+    reuse = opts.reuse_choices if opts.reuse_choices is not None else opts.timer is None
+    key = None
+    if reuse and not (opts.tune is not None and opts.tune.retune):
+        key = choice_key(module_path.read_text(), _device_name(opts), opts.precision)
+        with Database(opts.database) as db:
+            saved = db.choices(key)
+        if saved is not None:
+            choices = [Choice(**c) for c in saved]
+            for part in ([c for c in choices if c.group != PROGRAM],
+                         [c for c in choices if c.group == PROGRAM]):
+                apply(main, part)
+                if any(not c.kept for c in part):
+                    emit()
+            return choices, True
+    choices = choose_paths(problem, main, module_path, opts)
+    if any(not c.kept for c in choices):
+        emit()
+    if any(g.kind != "glue" for g in main.plan.groups):
+        # also when every group fell back: its decomposed ops may lose to the problem's own
+        # forward (a fused library softmax, cuDNN batch norm)
+        whole = choose_paths(problem, main, module_path, opts, program=True)
+        choices += whole
+        if not whole[0].kept:
+            emit()
+    if key is not None:
+        with Database(opts.database) as db:
+            db.save_choices(key, [asdict(c) for c in choices])
+    return choices, False
+
+
+def choice_key(module_text: str, device: str, precision: str) -> str:
+    """What a measured choice depends on: the module's text (kernels, configs), the GPU,
+    the precision mode and the toolchain."""
+    from kernelcraft.db import _canonical, toolchain_versions
+
+    blob = _canonical({"module": hashlib.sha256(module_text.encode()).hexdigest(),
+                       "device": device, "precision": precision,
+                       "versions": toolchain_versions()})
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _device_name(opts: GenerateOptions) -> str:
+    if _gpu_present(opts):
+        return torch.cuda.get_device_name()
+    return "cpu (test timer)"
 
 
 def choose_paths(problem: Problem, main: Variant, module_path: Path,

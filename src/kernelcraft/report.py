@@ -161,6 +161,10 @@ def generate_report(gen: Any, opts: Any) -> str:
         lines.append("")
         lines.append("## Generated kernel or eager path (measured per group)")
         lines.append("")
+        if getattr(gen, "choices_from_db", False):
+            lines.append("From the tuning database: measured by an earlier run of this exact "
+                         "module on this GPU (`--retune` measures again).")
+            lines.append("")
         lines.append("| group | kernel ms | eager ms | kept |")
         lines.append("|---|---|---|---|")
         for c in gen.choices:
