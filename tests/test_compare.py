@@ -7,6 +7,7 @@ behave like the GPU's.
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from kernelcraft.measure.compare import compare
@@ -92,3 +93,39 @@ def test_integer_outputs_exact():
 def test_zeros_fail():
     x = torch.randn(1000)
     assert compare(torch.zeros_like(x), x, x.double(), "fp32").reason == "wrong"
+
+
+def test_float64_reference_runs_through_the_programs_casts():
+    """The judge's float64 reference of a model that casts (``x.float()`` before a layer,
+    ``.to(torch.float16)`` after, ``dtype=`` arguments, default-dtype factories) runs as the
+    model's float64 counterpart instead of failing on a dtype mismatch; integer casts stay."""
+    import copy
+
+    import torch.nn.functional as F
+    from torch import nn
+
+    from kernelcraft.measure.verify import float64_program
+
+    class Casts(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 4)
+
+        def forward(self, x, m):
+            y = self.lin(x.float()).to(torch.float16)
+            z = F.softmax(y.float(), -1, dtype=torch.float32) + torch.zeros(4) + y.to(x)
+            return z.half(), m.long() + 1
+
+    torch.manual_seed(0)
+    model = Casts()
+    x, m = torch.randn(3, 8).half(), torch.rand(3, 4) > 0.5
+    r = model(x, m)
+    m64 = copy.deepcopy(model).double()
+    with pytest.raises(RuntimeError):  # what the plain float64 copy does
+        m64(x.double(), m)
+    with float64_program():
+        r64 = m64(x.double(), m)
+    assert torch.get_default_dtype() == torch.float32  # restored
+    assert r64[0].dtype == torch.float64 and r64[1].dtype == torch.int64
+    assert torch.equal(r64[1], r[1])
+    assert (r64[0] - r[0].double()).abs().max() < 1e-2  # fp16 rounding apart, no more

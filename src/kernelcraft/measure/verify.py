@@ -27,6 +27,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from kernelcraft.errors import InputError
 from kernelcraft.measure.compare import compare, flatten
@@ -138,6 +139,46 @@ def to_double(x: Any) -> Any:
     if isinstance(x, torch.Tensor) and x.is_floating_point():
         return x.double()
     return x
+
+
+_FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+class _Float64Casts(TorchFunctionMode):
+    """The float64 reference runs the program through its own casts: ``x.float()``,
+    ``.half()``, ``.to(torch.float32)``, ``dtype=`` arguments and default-dtype factories
+    give float64, as if the program had been written in float64. Without this a model that
+    casts (``x.float()`` before a layer whose weights the reference made float64) fails with
+    a dtype mismatch: a valid program the judge could not check. Integer and bool casts are
+    kept; the reference in the mode's own precision still runs the casts as written."""
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        if name in ("float", "half", "bfloat16") and args and isinstance(args[0], torch.Tensor):
+            return args[0].to(torch.float64)
+        if isinstance(kwargs.get("dtype"), torch.dtype) and kwargs["dtype"] in _FLOAT_DTYPES:
+            kwargs["dtype"] = torch.float64
+        args = tuple(torch.float64 if isinstance(a, torch.dtype) and a in _FLOAT_DTYPES else a
+                     for a in args)
+        if name == "to" and len(args) > 1 and isinstance(args[1], torch.Tensor):
+            other = args[1]  # x.to(other): other's device, float64 for a floating other
+            dtype = torch.float64 if other.is_floating_point() else other.dtype
+            args = (args[0], other.device, dtype, *args[2:])
+        return func(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def float64_program() -> Iterator[None]:
+    """Run a model as its float64 counterpart (see :class:`_Float64Casts`)."""
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        with _Float64Casts():
+            yield
+    finally:
+        torch.set_default_dtype(old)
 
 
 def synchronize(device: torch.device) -> None:
@@ -466,7 +507,8 @@ def _judge_one(b: _Builder, spec: TrialSpec, fact: dict[str, Any] | None, trial:
         inputs = b.inputs(spec)
         with torch.no_grad(), precision_mode(opts.precision):
             r = ref(*inputs)
-            r64 = ref64(*[to_double(x) for x in inputs])
+            with float64_program():
+                r64 = ref64(*[to_double(x) for x in inputs])
         synchronize(b.device)
     except InputError:
         raise
