@@ -145,6 +145,25 @@ def _kc_conv_pixel_offset(nb, od, oh, ow, s_n, s_d, s_h, s_w, NDIM: tl.constexpr
 
 
 @triton.jit
+def _kc_conv_tap(row, id0, ih0, iw0, kd, kh, kw, dd, dh, dw, D, H, W, s_xd, s_xh, s_xw,
+                 NDIM: tl.constexpr):
+    """(offset, in-bounds mask) of tap (kd, kh, kw) for rows whose first tap is at (id0, ih0,
+    iw0) and offset ``row``: zero padding is the masked-out part."""
+    iw = iw0 + kw * dw
+    ok = (iw >= 0) & (iw < W)
+    off = row + kw * dw * s_xw
+    if NDIM >= 2:
+        ih = ih0 + kh * dh
+        ok = ok & (ih >= 0) & (ih < H)
+        off += kh * dh * s_xh
+    if NDIM >= 3:
+        idd = id0 + kd * dd
+        ok = ok & (idd >= 0) & (idd < D)
+        off += kd * dd * s_xd
+    return off, ok
+
+
+@triton.jit
 def _kc_conv_dot_step(acc, x_base, w_base, off, ok, c, c_ok, w_tap, w_col, n_ok, s_xc, s_wc,
                       CIN_INNER: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr):
     """One tap-major step: the input block of channels ``c`` at the rows' tap offsets
@@ -211,18 +230,9 @@ def _kc_conv_mainloop(
             for kd in tl.static_range(KD):
                 for kh in tl.static_range(KH):
                     for kw in tl.static_range(KW):
-                        iw = iw0 + kw * dw
-                        ok = (iw >= 0) & (iw < W)
-                        off = row + c * s_xc + kw * dw * s_xw
-                        if NDIM >= 2:
-                            ih = ih0 + kh * dh
-                            ok = ok & (ih >= 0) & (ih < H)
-                            off += kh * dh * s_xh
-                        if NDIM >= 3:
-                            idd = id0 + kd * dd
-                            ok = ok & (idd >= 0) & (idd < D)
-                            off += kd * dd * s_xd
-                        a = tl.load(x_base + off, mask=ok, other=0.0)
+                        off, ok = _kc_conv_tap(row, id0, ih0, iw0, kd, kh, kw, dd, dh, dw,
+                                               D, H, W, s_xd, s_xh, s_xw, NDIM)
+                        a = tl.load(x_base + off + c * s_xc, mask=ok, other=0.0)
                         b = tl.load(w_base + c * s_wc + kd * s_wd + kh * s_wh + kw * s_ww + w_col,
                                     mask=n_ok, other=0.0)
                         acc += a.to(tl.float32)[:, None] * b.to(tl.float32)[None, :]
@@ -255,17 +265,8 @@ def _kc_conv_mainloop(
                     ok = ok & (td >= 0) & (idd * sd == td) & (idd < D)
                     off += idd * s_xd
             else:
-                iw = iw0 + kw * dw
-                ok = (iw >= 0) & (iw < W)
-                off = row + kw * dw * s_xw
-                if NDIM >= 2:
-                    ih = ih0 + kh * dh
-                    ok = ok & (ih >= 0) & (ih < H)
-                    off += kh * dh * s_xh
-                if NDIM >= 3:
-                    idd = id0 + kd * dd
-                    ok = ok & (idd >= 0) & (idd < D)
-                    off += kd * dd * s_xd
+                off, ok = _kc_conv_tap(row, id0, ih0, iw0, kd, kh, kw, dd, dh, dw, D, H, W,
+                                       s_xd, s_xh, s_xw, NDIM)
             w_tap = kw * s_ww
             if NDIM >= 2:
                 w_tap += kh * s_wh
