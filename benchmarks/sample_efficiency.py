@@ -2,9 +2,11 @@
 latency a long random search finds, model-guided evolutionary search against random.
 
 For every tunable kernel group of the chosen problems: a random search of ``--random``
-configs gives the reference best; then the evolutionary search ranked by a cost model that
-never saw this group's workload (trained on the records of every *other* workload in
-``--records``: leave-one-workload-out) runs with the same budget. Both curves (best latency
+configs gives the reference best (and, stricter, the best of both searches: both start from
+the heuristic's config, often already within 95% of random's best); then the evolutionary
+search ranked by a cost model that never saw this group's workload (trained on the records
+of every *other* workload in ``--records``: leave-one-workload-out) runs with the same
+budget. Both curves (best latency
 after each measured config) go to ``efficiency.jsonl``; ``efficiency.md`` holds the table and
 ``efficiency.png`` the mean convergence. The issue's target: the guided search needs at
 most a third of the configs random search needs, averaged over the groups.
@@ -91,11 +93,16 @@ def main() -> None:
                 if not curves["random"]:
                     continue
                 goal = curves["random"][-1][1] / 0.95
+                # both searches start from the heuristic's config, which may already be within
+                # 95% of random's best: the best either search found is the stricter goal
+                best = min(c[-1][1] for c in curves.values() if c)
                 row = {"problem": f.stem, "group": gid, "family": groups[gid].kind,
                        "random_best_ms": curves["random"][-1][1],
                        "guided_best_ms": curves["guided"][-1][1] if curves["guided"] else None,
                        "random_to_95": first_within(curves["random"], goal),
                        "guided_to_95": first_within(curves["guided"], goal),
+                       "random_to_95_of_best": first_within(curves["random"], best / 0.95),
+                       "guided_to_95_of_best": first_within(curves["guided"], best / 0.95),
                        "model_trained": model.trained, "curves": curves}
                 rows.append(row)
                 with open(results, "a") as fh:
@@ -124,11 +131,14 @@ def write_summary(rows: list[dict[str, Any]], args: Any, env: dict[str, Any]) ->
              f"- gpu: {env.get('gpu')}; torch {env.get('torch')}; triton {env.get('triton')}",
              f"- date: {dt.datetime.now(dt.UTC):%Y-%m-%d}; random search of {n} configs "
              "per group; the guided search's model never saw the group's workload", "",
-             "| problem | group | family | random to 95% | guided to 95% | ratio |",
-             "|---|---|---|---|---|---|"]
+             "| problem | group | family | random to 95% | guided to 95% | ratio "
+             "| random to 95% of both's best | guided to 95% of both's best |",
+             "|---|---|---|---|---|---|---|---|"]
     for r, q in zip(rows, ratios, strict=True):
         lines.append(f"| {r['problem']} | {r['group']} | {r['family']} | {r['random_to_95']} "
-                     f"| {r['guided_to_95'] or f'>{n}'} | {q:.2f} |")
+                     f"| {r['guided_to_95'] or f'>{n}'} | {q:.2f} "
+                     f"| {r.get('random_to_95_of_best') or f'>{n}'} "
+                     f"| {r.get('guided_to_95_of_best') or f'>{n}'} |")
     if rows:
         lines += ["", f"Mean ratio (guided / random configs to 95%): "
                       f"{statistics.fmean(ratios):.2f} over {len(rows)} groups "
