@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import datetime as _dt
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,12 +80,19 @@ def resolve_device(device: str | None) -> str:
     return device
 
 
+# CPython 3.11's ast.parse keeps its recursion depth in interpreter-wide state: two threads
+# parsing at once (`bench` judges pairs on a thread pool) can fail with "AST constructor
+# recursion depth mismatch". One parse at a time.
+_AST_LOCK = threading.Lock()
+
+
 def check_candidate_source(path: Path) -> None:
     """Syntax and the presence of ModelNew, without executing anything."""
     if not path.is_file():
         raise InputError(f"candidate file not found: {path}")
     try:
-        tree = ast.parse(path.read_text(), filename=str(path))
+        with _AST_LOCK:
+            tree = ast.parse(path.read_text(), filename=str(path))
     except SyntaxError as exc:
         raise InputError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from exc
     except UnicodeDecodeError as exc:
