@@ -115,6 +115,10 @@ def emit_group(g: Group, target: Target) -> KernelSource:
         from kernelcraft.codegen.conv_group import emit_conv
 
         return emit_conv(g, target)
+    if g.kind == "pool":
+        from kernelcraft.codegen.pool import emit_pool
+
+        return emit_pool(g, target)
     raise NotImplementedError(g.kind)
 
 

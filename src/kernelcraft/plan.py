@@ -7,6 +7,8 @@ Groups are built in one pass over the nodes in topological order:
   before them (on the domain) and after them (on the domain or on the reduced shape), so
   softmax, norms and losses become one kernel;
 - ``matmul``: mm/addmm/bmm with the pointwise ops on its output as the epilogue;
+- ``pool``: a max or average pooling window (1-3-D, fixed or adaptive) with the pointwise
+  ops that feed only it (recomputed per tap) and the pointwise ops on its output;
 - ``conv``: a convolution (``--conv-template``, default auto) with the pointwise ops on its
   output as the epilogue, like matmul;
 - ``attention``: softmax(Q K^T * scale + causal or boolean mask) V, recognised by structure
@@ -22,6 +24,7 @@ can change them later.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +55,7 @@ class FusionOptions:
 @dataclass
 class Group:
     id: int
-    kind: str  # pointwise | reduction | matmul | attention | conv | extern | glue
+    kind: str  # pointwise | reduction | matmul | attention | conv | pool | extern | glue
     nodes: list[fx.Node] = field(default_factory=list)
     domain: tuple[str, ...] = ()
     rdims: tuple[int, ...] = ()
@@ -69,7 +72,7 @@ class Group:
 
     @property
     def is_kernel(self) -> bool:
-        return self.kind in ("pointwise", "reduction", "matmul", "attention", "conv")
+        return self.kind in ("pointwise", "reduction", "matmul", "attention", "conv", "pool")
 
     def describe(self) -> str:
         ops = [op_name(n.target) for n in self.nodes if n.op == "call_function"]
@@ -150,6 +153,8 @@ def _supported_reduction(n: fx.Node) -> bool:
 
 def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan:
     """Partition ``gm``'s graph into groups (see the module docstring)."""
+    from kernelcraft.codegen.pool import POOLS, pool_supported, value_node
+
     opts = options or FusionOptions()
     groups: list[Group] = []
     group_of: dict[fx.Node, Group] = {}
@@ -196,6 +201,11 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         if name in opts.extern_ops:
             new("extern", n, reason="forced to PyTorch by the fusion options")
             continue
+        if n.target is operator.getitem and n.args[1] == 0:
+            g = group_of.get(n.args[0])
+            if g is not None and g.kind == "pool" and g.anchor is n.args[0]:
+                join(g, n)  # the values of a max pool (its indices are not used)
+                continue
         if is_view(n.target):
             new("glue", n)
             continue
@@ -236,6 +246,20 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         if is_matmul(n.target) and _matmul_ok(n):
             new("matmul", n, domain=shape_key(value.shape), anchor=n)
             continue
+        if name in POOLS:
+            why = pool_supported(n)
+            if why is not None:
+                new("extern", n, reason=f"{name}: {why}")
+                continue
+            out = value_node(n)
+            domain = shape_key(val(out).shape) if out is not None else ()
+            g = group_of.get(n.args[0])
+            if g is not None and _prologue_ok(g, n, opts):  # it feeds only this pool
+                g.kind, g.anchor, g.domain = "pool", n, domain
+                join(g, n)
+            else:
+                new("pool", n, domain=domain, anchor=n)
+            continue
         if name == "convolution":
             from kernelcraft.codegen.conv_group import conv_mode, conv_supported, library_wins
 
@@ -259,6 +283,22 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
     plan = Plan(gm.graph, live, group_of, notes)
     _finish(plan)
     return plan
+
+
+def _prologue_ok(g: Group, pool: fx.Node, opts: FusionOptions) -> bool:
+    """A pointwise group on the pool's input whose values only the pool reads becomes the
+    pool's prologue: recomputed at each tap, never stored."""
+    if not (opts.fuse_epilogues and g.kind == "pointwise"
+            and g.domain == shape_key(val(pool.args[0]).shape)):
+        return False
+    members = set(g.nodes)
+    for m in g.nodes:
+        if shape_key(val(m).shape) != g.domain:
+            return False
+        for u in m.users:
+            if u not in members and u is not pool:
+                return False
+    return True
 
 
 def _is_tensor_seq(value: Any) -> bool:
@@ -363,7 +403,8 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
         elif g.kind == "reduction" and opts.fuse_reductions:
             if g.domain == shape or shape in kept_shapes(g.domain, g.rdims):
                 ok = _reduced_context_ok(n, g, shape)
-        elif g.kind in ("matmul", "conv") and opts.fuse_epilogues and g.domain == shape:
+        elif (g.kind in ("matmul", "conv", "pool") and opts.fuse_epilogues
+              and g.domain == shape):
             ok = True
         if ok:
             found.append(g)

@@ -37,8 +37,8 @@ def space_for(k: KernelSource, family: str, target: Target) -> Space | None:
         return _matmul(k, target)
     if family == "reduction" and k.config.get("at_capture_sizes"):
         return _reduction(k, target)
-    if family == "pointwise" and "at" in k.config:
-        return _pointwise(k, target)
+    if family in ("pointwise", "pool") and "at" in k.config:
+        return _pointwise(k, target, family)
     if family == "conv" and "at" in k.config:
         return _conv(k, target)
     if family == "attention" and "at" in k.config:
@@ -129,7 +129,8 @@ def _reduction(k: KernelSource, t: Target) -> Space:
     return Space("reduction", knobs, (fits,), ctx, _default(knobs, default))
 
 
-def _pointwise(k: KernelSource, t: Target) -> Space:
+def _pointwise(k: KernelSource, t: Target, family: str = "pointwise") -> Space:
+    """One output element per lane in blocks (pooling too: its window is the lane's)."""
     n = int(k.config["at"]["numel"])
     ctx = {"numel": n, "bytes": float(4 * n * (len(k.inputs) + len(k.outputs))),
            **_target_ctx(t)}
@@ -146,7 +147,7 @@ def _pointwise(k: KernelSource, t: Target) -> Space:
         return None
 
     default = {"BLOCK": k.config.get("BLOCK"), "num_warps": k.config.get("num_warps")}
-    return Space("pointwise", knobs, (fits,), ctx, _default(knobs, default))
+    return Space(family, knobs, (fits,), ctx, _default(knobs, default))
 
 
 def _conv(k: KernelSource, t: Target) -> Space:

@@ -97,6 +97,50 @@ def _kc_prod(xs):
     return out
 
 
+def _kc_pool_size(size, k, s, p, d, ceil):
+    """Output positions of a pooling window along one dim, as PyTorch counts them."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil else 0)) // s + 1
+    if ceil and (out - 1) * s >= size + p:  # the last window must start inside
+        out -= 1
+    if out < 1:
+        raise ValueError(f"kernelcraft: pooling window {k} (stride {s}, padding {p}, "
+                         f"dilation {d}) does not fit an input of size {size}")
+    return out
+
+
+def _kc_adaptive_window(i, o):
+    """The widest window of an adaptive pool from ``i`` to ``o`` positions."""
+    return max(((k + 1) * i + o - 1) // o - (k * i) // o for k in range(o))
+
+
+def _kc_channels_last(x, lead):
+    """Whether x's last leading dim (channels) is innermost in memory, below every spatial
+    dim of more than one position."""
+    st = [s for s, n in zip(x.stride()[lead:], x.shape[lead:], strict=True) if n > 1]
+    return bool(st) and x.shape[lead - 1] > 1 and x.stride(lead - 1) < min(st)
+
+
+def _kc_pool_strides(shape, lead, cl):
+    """Dense strides of a pooling output: rows, or channels innermost when ``cl``."""
+    dims = list(range(len(shape)))
+    if cl:  # (leading..., spatial..., channels) from outermost to innermost
+        dims = dims[:lead - 1] + dims[lead:] + [lead - 1]
+    strides = [0] * len(shape)
+    step = 1
+    for d in reversed(dims):
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return strides
+
+
+def _kc_far(views):
+    """Whether an offset into any of these tensors can pass 2**31 (int64 index math)."""
+    return any(v.numel() >= 2**31 - 1 or sum(
+        (n - 1) * abs(s) for n, s in zip(v.shape, v.stride(), strict=True)) >= 2**31 - 1
+        for v in views)
+
+
 def _kc_reshape(x, cin, chint, cout, sym):
     """View ``x`` as the captured view did, with sizes re-derived from x's actual sizes.
 

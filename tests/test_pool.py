@@ -1,0 +1,168 @@
+"""The pooling template: window arithmetic, the planner's pool groups, generated modules
+judged correct under the interpreter (at reduced and at other sizes) and cross-compiled."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from kernelcraft.codegen.runtime import (
+    _kc_adaptive_window,
+    _kc_channels_last,
+    _kc_pool_size,
+    _kc_pool_strides,
+)
+from kernelcraft.generate import GenerateOptions, generate
+
+WINDOWS_2D = """
+    import torch, torch.nn as nn, torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, x, bias):
+            a = F.max_pool2d(x, 3, 2, 1)
+            b = F.avg_pool2d(x, 5, 2, 2)
+            c = torch.relu(F.max_pool2d(torch.tanh(x) * 2.0, 2))  # prologue and epilogue
+            d = F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False) + bias
+            e = F.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True)
+            f = F.avg_pool2d(x, 2, divisor_override=3)
+            g = F.lp_pool2d(x, 2, 3)  # x ** 2 per tap, the root in the epilogue
+            h = F.avg_pool2d(x, 9, 1, 4)  # 81 taps: a loop, not unrolled
+            return a, b, c, d, e, f, g, h
+
+    batch, channels, h, w = 2, 5, 17, 22
+    def get_inputs(): return [torch.randn(batch, channels, h, w), torch.randn(channels, 1, 1)]
+    def get_init_inputs(): return []
+"""
+
+WINDOWS_MORE = """
+    import torch, torch.nn as nn, torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, x, y, z):
+            a = F.max_pool1d(y, 4, 2, 1)
+            b = F.avg_pool1d(y, 3, 1, 1, count_include_pad=False)
+            c = F.adaptive_avg_pool2d(x, (5, 3))
+            d = F.adaptive_max_pool2d(x, 4)
+            e = F.max_pool3d(z, 2)
+            f = F.avg_pool3d(z, 3, 2, 1, ceil_mode=True)
+            g = F.adaptive_avg_pool3d(z, (2, 3, 1))
+            h = F.max_pool2d(x.to(memory_format=torch.channels_last), 3, 1, 1)
+            i = F.max_pool2d(x[0], 2)  # unbatched
+            j, idx = F.max_pool2d(x, 2, return_indices=True)  # indices: PyTorch's
+            k = F.avg_pool2d(torch.sigmoid(x), 2, 1) * 3.0
+            return a, b, c, d, e, f, g, h, i, j, idx, k
+
+    def get_inputs():
+        return [torch.randn(2, 6, 19, 13), torch.randn(3, 4, 41), torch.randn(2, 3, 9, 8, 7)]
+    def get_init_inputs(): return []
+"""
+
+HALF = """
+    import torch, torch.nn as nn, torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 2) * 0.5
+
+    def get_inputs(): return [torch.randn(2, 4, 15, 16).half()]
+    def get_init_inputs(): return []
+"""
+
+NAN_MAX = """
+    import torch, torch.nn as nn, torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return F.max_pool2d(torch.log(x), 2)  # log of negatives: NaN must propagate
+
+    def get_inputs(): return [torch.randn(2, 3, 8, 8)]
+    def get_init_inputs(): return []
+"""
+
+
+def _kinds(gen) -> list[str]:
+    return [g.kind for g in gen.plan.groups if g.kind not in ("glue",)]
+
+
+@pytest.mark.parametrize("name, source", [("windows_2d", WINDOWS_2D),
+                                          ("windows_more", WINDOWS_MORE),
+                                          ("half", HALF), ("nan_max", NAN_MAX)])
+def test_pools_judged_correct(write, tmp_path: Path, name: str, source: str) -> None:
+    gen = generate(write(f"{name}.py", source),
+                   GenerateOptions(out_dir=tmp_path / "out", device="cpu", build=False))
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    pools = [g for g in gen.plan.groups if g.kind == "pool"]
+    externs = gen.extern_reasons
+    if name == "windows_more":  # all but the pool whose indices are used
+        assert len(pools) == 10, externs
+        assert any("indices are used" in r for r in externs.values()), externs
+    else:
+        assert pools and "pool" not in " ".join(externs.values()), externs
+        assert all(g.kind in ("pool", "glue") for g in gen.plan.groups), _kinds(gen)
+    if name == "windows_2d":  # tanh and mul feed only the pool: recomputed per tap
+        fused = [g for g in pools if "tanh" in g.describe()]
+        assert fused and "relu" in fused[0].describe()
+        text = gen.module_path.read_text()
+        assert "tl.static_range(K0)" in text and "in range(K0)" in text
+
+
+def test_prologue_used_elsewhere_is_not_fused(write) -> None:
+    from kernelcraft.capture import capture
+    from kernelcraft.plan import build_plan
+    from kernelcraft.problem import load_problem
+
+    problem = load_problem(write("p.py", """
+        import torch, torch.nn as nn, torch.nn.functional as F
+        class Model(nn.Module):
+            def forward(self, x):
+                y = torch.relu(x)
+                return F.max_pool2d(y, 2), y.sum()
+        def get_inputs(): return [torch.randn(2, 3, 8, 8)]
+        def get_init_inputs(): return []
+    """))
+    with torch.device("meta"):
+        model = problem.make_model(problem.init_inputs(0), 0)
+        inputs = problem.template_inputs(0)
+    plan = build_plan(capture(model, inputs, problem.name).gm)
+    (pool,) = [g for g in plan.groups if g.kind == "pool"]
+    assert "relu" not in pool.describe()
+
+
+def test_window_arithmetic_matches_pytorch() -> None:
+    for size, k, s, p, d, ceil in itertools.product((1, 5, 8, 13), (1, 2, 3), (1, 2, 3),
+                                                    (0, 1), (1, 2), (False, True)):
+        if 2 * p > k:
+            continue
+        x = torch.zeros(1, 1, size)
+        try:
+            want = F.max_pool1d(x, k, s, p, d, ceil_mode=ceil).shape[-1]
+        except RuntimeError:
+            with pytest.raises(ValueError):
+                _kc_pool_size(size, k, s, p, d, ceil)
+            continue
+        assert _kc_pool_size(size, k, s, p, d, ceil) == want, (size, k, s, p, d, ceil)
+    for i, o in itertools.product(range(1, 20), range(1, 9)):
+        widest = max(((j + 1) * i + o - 1) // o - (j * i) // o for j in range(o))
+        assert _kc_adaptive_window(i, o) == widest
+
+
+def test_output_layout_follows_the_input() -> None:
+    x = torch.randn(2, 3, 5, 4)
+    assert not _kc_channels_last(x, 2)
+    xc = x.to(memory_format=torch.channels_last)
+    assert _kc_channels_last(xc, 2)
+    st = _kc_pool_strides((2, 3, 2, 2), 2, True)
+    assert tuple(st) == torch.empty(2, 3, 2, 2).to(memory_format=torch.channels_last).stride()
+    assert tuple(_kc_pool_strides((2, 3, 2, 2), 2, False)) == (12, 4, 2, 1)
+
+
+def test_pool_kernels_cross_compile(write, tmp_path: Path) -> None:
+    opts = GenerateOptions(out_dir=tmp_path / "out", device="cpu", targets="sm_90,gfx942",
+                           judge=False)
+    gen = generate(write("half.py", HALF), opts)
+    assert {b["target"] for b in gen.builds} == {"sm_90", "gfx942"}
+    assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
