@@ -119,6 +119,10 @@ def emit_group(g: Group, target: Target) -> KernelSource:
         from kernelcraft.codegen.pool import emit_pool
 
         return emit_pool(g, target)
+    if g.kind == "scan":
+        from kernelcraft.codegen.scan import emit_scan
+
+        return emit_scan(g, target)
     raise NotImplementedError(g.kind)
 
 

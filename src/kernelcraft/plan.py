@@ -9,6 +9,9 @@ Groups are built in one pass over the nodes in topological order:
 - ``matmul``: mm/addmm/bmm with the pointwise ops on its output as the epilogue;
 - ``pool``: a max or average pooling window (1-3-D, fixed or adaptive) with the pointwise
   ops that feed only it (recomputed per tap) and the pointwise ops on its output;
+- ``scan``: a cumulative sum or product along one dim, with the pointwise ops that feed
+  only it, the pointwise ops on its output, and flips along the scanned dim on either side
+  (a suffix sum is one kernel);
 - ``conv``: a convolution (``--conv-template``, default auto) with the pointwise ops on its
   output as the epilogue, like matmul;
 - ``attention``: softmax(Q K^T * scale + causal or boolean mask) V, recognised by structure
@@ -55,7 +58,7 @@ class FusionOptions:
 @dataclass
 class Group:
     id: int
-    kind: str  # pointwise | reduction | matmul | attention | conv | pool | extern | glue
+    kind: str  # pointwise | reduction | matmul | attention | conv | pool | scan | extern | glue
     nodes: list[fx.Node] = field(default_factory=list)
     domain: tuple[str, ...] = ()
     rdims: tuple[int, ...] = ()
@@ -72,7 +75,8 @@ class Group:
 
     @property
     def is_kernel(self) -> bool:
-        return self.kind in ("pointwise", "reduction", "matmul", "attention", "conv", "pool")
+        return self.kind in ("pointwise", "reduction", "matmul", "attention", "conv", "pool",
+                             "scan")
 
     def describe(self) -> str:
         ops = [op_name(n.target) for n in self.nodes if n.op == "call_function"]
@@ -154,6 +158,7 @@ def _supported_reduction(n: fx.Node) -> bool:
 def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan:
     """Partition ``gm``'s graph into groups (see the module docstring)."""
     from kernelcraft.codegen.pool import POOLS, pool_supported, value_node
+    from kernelcraft.codegen.scan import SCANS, is_flip_along, scan_dim, scan_supported
 
     opts = options or FusionOptions()
     groups: list[Group] = []
@@ -260,6 +265,33 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             else:
                 new("pool", n, domain=domain, anchor=n)
             continue
+        if name in SCANS and scan_supported(n) is None:
+            d, domain = scan_dim(n), shape_key(value.shape)
+            src = n.args[0]
+            g = group_of.get(src)
+            if (is_flip_along(src, d) and len(src.users) == 1 and g is not None
+                    and g.kind == "extern" and g.nodes == [src]):
+                g.kind, g.anchor, g.domain, g.rdims, g.reason = "scan", n, domain, (d,), ""
+                pre = group_of.get(src.args[0])  # what feeds the flip, if only the flip
+                if (pre is not None and _prologue_ok(pre, src, opts)
+                        and _acyclic(src, pre, group_of, groups)):
+                    _merge(g, pre, groups, group_of)
+                join(g, n)
+            elif g is not None and _prologue_ok(g, n, opts):
+                g.kind, g.anchor, g.rdims = "scan", n, (d,)
+                join(g, n)
+            else:
+                new("scan", n, domain=domain, anchor=n, rdims=(d,))
+            continue
+        if name == "flip":
+            g = group_of.get(n.args[0])
+            if (g is not None and g.kind == "scan" and g.nodes[-1] is n.args[0]
+                    and is_flip_along(n, g.rdims[0])
+                    and not any(op_name(m.target) == "flip"
+                                for m in g.nodes[g.nodes.index(g.anchor) + 1:])
+                    and _acyclic(n, g, group_of, groups)):
+                join(g, n)  # a flip of the scan's result: reversed stores
+                continue
         if name == "convolution":
             from kernelcraft.codegen.conv_group import conv_mode, conv_supported, library_wins
 
@@ -299,6 +331,16 @@ def _prologue_ok(g: Group, pool: fx.Node, opts: FusionOptions) -> bool:
             if u not in members and u is not pool:
                 return False
     return True
+
+
+def _after_scan_flip(n: fx.Node, g: Group) -> bool:
+    """After a scan group's output flip, a node may read only the flip and what follows it
+    (values before the flip sit at the mirrored index)."""
+    flips = [m for m in g.nodes[g.nodes.index(g.anchor) + 1:] if op_name(m.target) == "flip"]
+    if not flips:
+        return True
+    after = set(g.nodes[g.nodes.index(flips[0]):])
+    return all(a in after for a in n.all_input_nodes if a in g.nodes)
 
 
 def _is_tensor_seq(value: Any) -> bool:
@@ -406,6 +448,8 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
         elif (g.kind in ("matmul", "conv", "pool") and opts.fuse_epilogues
               and g.domain == shape):
             ok = True
+        elif g.kind == "scan" and opts.fuse_epilogues and g.domain == shape:
+            ok = _after_scan_flip(n, g)
         if ok:
             found.append(g)
     if not found:

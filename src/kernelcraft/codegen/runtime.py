@@ -141,6 +141,25 @@ def _kc_far(views):
         for v in views)
 
 
+def _kc_scan_config(K, R, inner, cpu):
+    """(BLOCK_K, BLOCK_R, num_warps) of a scan over K rows of length R: long chunks when
+    the scanned dim is innermost in memory, rows side by side when it is not, and rows
+    split finely enough that about a thousand programs run (each walks its rows alone)."""
+    p2 = lambda n: 1 << max(0, int(n) - 1).bit_length()  # noqa: E731
+    if cpu:  # the interpreter: few large programs
+        return min(p2(K), 64), min(p2(R), 512), 4
+    if inner:
+        br = min(p2(R), 1024)
+        bk = max(1, min(p2(K), 2048 // br))
+    else:
+        bk = min(p2(K), 64)
+        br = max(8, min(p2(R), 2048 // bk))
+    while bk > (1 if inner else 8) and K / bk < 1024:
+        bk //= 2
+    warps = max(1, min(8, bk * br // 256))
+    return bk, br, warps
+
+
 def _kc_reshape(x, cin, chint, cout, sym):
     """View ``x`` as the captured view did, with sizes re-derived from x's actual sizes.
 
