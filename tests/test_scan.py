@@ -79,3 +79,40 @@ def test_scan_kernels_cross_compile(write, tmp_path: Path) -> None:
                build=True)
     assert {b["target"] for b in gen.builds} == {"sm_90", "gfx942"}
     assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
+
+
+def test_scan_and_pool_groups_have_tuning_spaces(write) -> None:
+    import torch
+
+    from kernelcraft.capture import capture
+    from kernelcraft.generate import emit_group
+    from kernelcraft.plan import build_plan
+    from kernelcraft.problem import load_problem
+    from kernelcraft.spaces import build_spec, space_for, tuned_key
+    from kernelcraft.target import resolve
+
+    problem = load_problem(write("sp.py", """
+        import torch, torch.nn as nn, torch.nn.functional as F
+        class Model(nn.Module):
+            def forward(self, x):
+                return torch.cumsum(x, 0), F.max_pool2d(x.view(1, 1, 4096, 512), 2)
+        def get_inputs(): return [torch.randn(4096, 512)]
+        def get_init_inputs(): return []
+    """))
+    with torch.device("meta"):
+        model = problem.make_model(problem.init_inputs(0), 0)
+        inputs = problem.template_inputs(0)
+    plan = build_plan(capture(model, inputs, problem.name).gm)
+    target = resolve("sm_90")
+    for g in plan.kernels:
+        k = emit_group(g, target)
+        space = space_for(k, g.kind, target)
+        assert space is not None and space.family == g.kind
+        assert space.default is not None  # the heuristic's pick is in the space
+        if g.kind == "scan":
+            assert tuned_key(k, "scan") == (512, 4096)
+            spec = build_spec(k, "scan", space.default)
+            assert spec["constexprs"]["BLOCK_K"] == space.default["BLOCK_K"]
+            assert space.check({"BLOCK_K": 128, "BLOCK_R": 2048, "num_warps": 4})  # spills
+        else:
+            assert tuned_key(k, "pool") == (2048 * 256,)

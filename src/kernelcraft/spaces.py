@@ -43,6 +43,8 @@ def space_for(k: KernelSource, family: str, target: Target) -> Space | None:
         return _conv(k, target)
     if family == "attention" and "at" in k.config:
         return _attention(k, target)
+    if family == "scan" and "at" in k.config:
+        return _scan(k, target)
     return None
 
 
@@ -55,7 +57,7 @@ def tuned_key(k: KernelSource, family: str) -> tuple[int, ...]:
     if family == "reduction":
         at = k.config["at_capture_sizes"]
         return (at["K"], at["R"])
-    if family in ("conv", "attention"):
+    if family in ("conv", "attention", "scan"):
         return tuple(k.config["at"]["key"])
     return (k.config["at"]["numel"],)
 
@@ -148,6 +150,29 @@ def _pointwise(k: KernelSource, t: Target, family: str = "pointwise") -> Space:
 
     default = {"BLOCK": k.config.get("BLOCK"), "num_warps": k.config.get("num_warps")}
     return Space(family, knobs, (fits,), ctx, _default(knobs, default))
+
+
+def _scan(k: KernelSource, t: Target) -> Space:
+    """Rows per program, chunk length and warps of a scan (each program walks its rows'
+    chunks in order, so rows per program trade parallelism against chunk width)."""
+    K, R = (int(v) for v in k.config["at"]["key"])
+    ctx = {"K": K, "R": R, "bytes": float(4 * K * R * (len(k.inputs) + len(k.outputs))),
+           "inner": float(bool(k.config["at"].get("inner"))), **_target_ctx(t)}
+    knobs = (PowerOfTwo("BLOCK_K", 1, 128), PowerOfTwo("BLOCK_R", 8, 2048),
+             Choice("num_warps", (1, 2, 4, 8)))
+
+    def fits(c: Config) -> str | None:
+        tile = c["BLOCK_K"] * c["BLOCK_R"]
+        if tile < c["num_warps"] * t.warp_size:
+            return "fewer elements than threads"
+        if tile > 8192:
+            return "over 8192 elements per tile (register spills)"
+        if c["BLOCK_K"] > max(1, _p2(K)) or c["BLOCK_R"] > max(8, _p2(R)):
+            return "tile larger than the problem"
+        return None
+
+    default = {n: k.config.get(n) for n in ("BLOCK_K", "BLOCK_R", "num_warps")}
+    return Space("scan", knobs, (fits,), ctx, _default(knobs, default))
 
 
 def _conv(k: KernelSource, t: Target) -> Space:
@@ -314,6 +339,8 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
         consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"])
         spec["num_stages"] = int(config["num_stages"])
         spec["options"] = {o: config[o] for o in AMD_OPTIONS if o in config}
+    elif family == "scan":
+        consts.update(BLOCK_K=config["BLOCK_K"], BLOCK_R=config["BLOCK_R"])
     elif family == "reduction":
         R = int(k.config["at_capture_sizes"]["R"])
         consts.update(BLOCK_K=config["BLOCK_K"], BLOCK_R=config["BLOCK_R"],

@@ -239,7 +239,8 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     bk, br, warps = _kc_scan_config(nrows, rsz, inner, False)
     cfg = {"template": "scan", "scan": f"{kind} along dim {d}"
            + (", reversed" if in_flip is not None or out_flip is not None else ""),
-           "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps}
+           "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
+           "at": {"key": [nrows, rsz], "inner": inner}}
     notes = []
     if in_flip is not None or out_flip is not None:
         notes.append("flip along the scanned dim fused as reversed indexing")
