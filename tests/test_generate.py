@@ -397,3 +397,27 @@ def test_convolutions_through_the_template_by_mode(write, tmp_path):
     assert any("--conv-template never" in r for r in never.extern_reasons.values())
     with pytest.raises(ValueError, match="conv_template must be one of"):
         generate(problem, _opts(tmp_path / "b", fusion=FusionOptions(conv_template="maybe")))
+
+
+def test_whole_program_timed_in_the_judges_dtype(write):
+    """Under --precision bf16 the judge times both models and their inputs in bf16; the
+    whole-program choice must measure the same thing."""
+    import types
+
+    from kernelcraft.choose import choose_program
+    from kernelcraft.problem import load_module, load_problem
+
+    path = write("pw.py", POINTWISE)
+    problem = load_problem(path)
+    module = types.SimpleNamespace(ModelNew=load_module(path, "pw_copy").Model)
+    seen = []
+
+    def timer(fn, sets):
+        seen.append((sets[0][0].dtype, next(fn.parameters()).dtype))
+        fn(*sets[0])
+        return 1.0
+
+    choice = choose_program(problem, module, torch.device("cpu"), timer, rounds=1,
+                            precision="bf16")
+    assert choice.kept
+    assert seen == [(torch.bfloat16, torch.bfloat16)] * 2

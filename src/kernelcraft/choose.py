@@ -122,21 +122,9 @@ JUDGE_INPUT_SETS = 3
 PROGRAM_ROUNDS = 2
 
 
-def judge_model_and_inputs(problem: Problem, device: torch.device, sets: int = JUDGE_INPUT_SETS
-                           ) -> tuple[torch.nn.Module, list[list[Any]]]:
-    """The model and input sets exactly as the judge times them (seed 0)."""
-    from kernelcraft.problem import redraw_parameters
-
-    model = problem.make_model(problem.init_inputs(0), 0)
-    redraw_parameters(model, 0)
-    inputs = [[x.to(device) if isinstance(x, torch.Tensor) else x
-               for x in problem.sample_inputs(50 + i, device=device)] for i in range(sets)]
-    return model.to(device), inputs
-
-
 def choose_program(problem: Problem, module: Any, device: torch.device,
                    timer: Callable[[Callable[..., Any], list[list[Any]]], float],
-                   rounds: int = PROGRAM_ROUNDS) -> Choice:
+                   rounds: int = PROGRAM_ROUNDS, precision: str = "fp32") -> Choice:
     """The emitted ``ModelNew`` against the problem's own ``Model``, whole.
 
     Per-group times compare a kernel with the group's decomposed ops; eager PyTorch may run
@@ -144,9 +132,12 @@ def choose_program(problem: Problem, module: Any, device: torch.device,
     compared as a whole, on the judge's model and input sets, the two sides alternating. The
     generated program must not lose beyond noise.
     """
-    ref, inputs = judge_model_and_inputs(problem, device)
-    new = module.ModelNew(*problem.init_inputs(0)).to(device)
-    new.load_state_dict(ref.state_dict())
+    from kernelcraft.measure.worker import timed_model, timing_inputs
+
+    # the judge's models (seed 0), input sets and dtype (bf16/fp16 modes cast both)
+    ref = timed_model(problem, precision, 0, None, device)
+    new = timed_model(problem, precision, 0, module.ModelNew, device)
+    inputs = timing_inputs(problem, precision, 0, JUDGE_INPUT_SETS, device)
     new_times, eager_times = [], []
     with torch.no_grad():
         for _ in range(max(1, rounds)):

@@ -368,7 +368,8 @@ def choose_paths(problem: Problem, main: Variant, module_path: Path,
     # TF32 (PyTorch's default), an fp32 baseline 3x faster than strict fp32 on the H200
     with gpulock.shared(), precision_mode(opts.precision):
         if program:
-            choices = [choose_program(problem, module, device, timer)]
+            choices = [choose_program(problem, module, device, timer,
+                                      precision=opts.precision)]
         else:
             choices = choose(main, problem, module, device, timer)
     apply(main, choices)

@@ -34,35 +34,39 @@ def _specs(job: dict[str, Any]) -> list[Any]:
     return [TrialSpec(**s) for s in job["specs"]]
 
 
-def _timing_inputs(problem: Any, opts: Any, n: int) -> list[list[Any]]:
+def timing_inputs(problem: Any, precision: str, seed: int, n: int,
+                  device: Any = "cuda") -> list[list[Any]]:
+    """The input sets the judge times on (seeds ``seed + 50 ...``), in the mode's dtype."""
     import torch
 
     from kernelcraft.measure.verify import to_device
 
-    device = torch.device("cuda")
+    device = torch.device(device)
     return [
-        [to_device(x, device, opts.precision)
-         for x in problem.sample_inputs(opts.seed + 50 + i, device=device)]
+        [to_device(x, device, precision)
+         for x in problem.sample_inputs(seed + 50 + i, device=device)]
         for i in range(n)
     ]
 
 
-def _timed_model(problem: Any, opts: Any, cls: Any | None) -> Any:
-    """The model to time: the reference, or the candidate with the reference's state."""
+def timed_model(problem: Any, precision: str, seed: int, cls: Any | None,
+                device: Any = "cuda") -> Any:
+    """The model the judge times: the reference (constant parameters redrawn from ``seed``),
+    or the candidate class holding the reference's state, in the mode's dtype."""
     import torch
 
     from kernelcraft.problem import redraw_parameters
 
-    init = problem.init_inputs(opts.seed)
-    ref = problem.make_model(init, opts.seed)
-    redraw_parameters(ref, opts.seed)
+    init = problem.init_inputs(seed)
+    ref = problem.make_model(init, seed)
+    redraw_parameters(ref, seed)
     model = ref if cls is None else cls(*init)
-    model = model.to("cuda")
-    low = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(opts.precision)
+    model = model.to(device)
+    low = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
     if low is not None:
         model, ref = model.to(low), ref.to(low)
     if cls is not None:
-        model.load_state_dict(ref.to("cuda").state_dict())
+        model.load_state_dict(ref.to(device).state_dict())
     return model
 
 
@@ -89,8 +93,8 @@ def run_candidate_job(job: dict[str, Any]) -> dict[str, Any]:
     if opts.device == "cuda" and job.get("timing", True) and not failed:
         from kernelcraft.measure.timing import time_cuda
 
-        model = _timed_model(problem, opts, cand_cls)
-        inputs = _timing_inputs(problem, opts, int(job.get("rotate", 3)))
+        model = timed_model(problem, opts.precision, opts.seed, cand_cls)
+        inputs = timing_inputs(problem, opts.precision, opts.seed, int(job.get("rotate", 3)))
         with torch.no_grad(), precision_mode(opts.precision):
             result["timing"] = {"candidate": time_cuda(model, inputs).to_json()}
     return result
@@ -124,8 +128,8 @@ def run_reference_job(job: dict[str, Any]) -> dict[str, Any]:
     cand_timing = job.get("candidate_timing")
     if not (verdict.correct and cand_timing):
         return result
-    model = _timed_model(problem, opts, None)
-    inputs = _timing_inputs(problem, opts, int(job.get("rotate", 3)))
+    model = timed_model(problem, opts.precision, opts.seed, None)
+    inputs = timing_inputs(problem, opts.precision, opts.seed, int(job.get("rotate", 3)))
     timing = dict(cand_timing)
     with torch.no_grad(), precision_mode(opts.precision):
         timing["eager"] = time_cuda(model, inputs).to_json()
