@@ -37,7 +37,6 @@ from kernelcraft.codegen.common import (
     var,
 )
 from kernelcraft.codegen.ops import op_name
-from kernelcraft.codegen.runtime import _kc_adaptive_window
 from kernelcraft.plan import Group, hint, is_tensor_node, val
 
 #: anchor ops -> (reduction, spatial dims, adaptive)
@@ -240,12 +239,17 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     lead = [f"n{i}" for i in range(L)]
     isz = [f"I{j}" for j in range(S)]
     osz = [f"O{j}" for j in range(S)]
-    consts = [f"K{j}" for j in range(S)]
+    fixed_taps = math.prod(spec.kernel) if not spec.adaptive else 0
+    unroll = not spec.adaptive and fixed_taps <= UNROLL_TAPS
+    # unrolled windows have compile-time extents; looped ones runtime bounds, so that no
+    # backend unrolls a long window in full (LLVM did on AMD: 175 VGPRs and spills)
+    consts = [f"K{j}" for j in range(S)] if unroll else []
     if not spec.adaptive:
         consts += [f"{c}{j}" for c in ("ST", "PD", "DL") for j in range(S)]
     consts += ["CL", "IDX64", "BLOCK"]
     params = P + E + OUT + SC + ["numel"] + lead + isz + osz
     params += [f"{t}_s{d}" for t in P + E + OUT for d in range(rank)]
+    params += [] if unroll else [f"K{j}" for j in range(S)]  # passed by keyword
     params += [f"{c}: tl.constexpr" for c in consts]
 
     # ---- kernel: decompose the output index (memory order), walk the window, epilogue
@@ -298,8 +302,6 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     for t in P:
         terms = " + ".join(f"{li[i]} * {t}_s{i}" for i in range(L))
         body.append(f"    {t}_base = {terms}")
-    fixed_taps = math.prod(spec.kernel) if not spec.adaptive else 0
-    unroll = not spec.adaptive and fixed_taps <= UNROLL_TAPS
     rng = "tl.static_range" if unroll else "range"
     indent = "    "
     for j in range(S):
@@ -407,12 +409,9 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
         if ":" not in p and p not in sig:
             sig[p] = "i32"
     cexpr: dict[str, Any] = {"CL": False, "IDX64": False, "BLOCK": GPU_BLOCK}
-    if spec.adaptive:
-        ins = [hint(d) for d in ishape[L:]]
-        cexpr.update({f"K{j}": _kc_adaptive_window(ins[j], spec.output_size[j])
-                      for j in range(S)})
-    else:
+    if unroll:
         cexpr.update({f"K{j}": spec.kernel[j] for j in range(S)})
+    if not spec.adaptive:
         cexpr.update({f"{c}{j}": v[j] for c, v in (("ST", spec.stride), ("PD", spec.padding),
                                                     ("DL", spec.dilation)) for j in range(S)})
     numel = math.prod(hint(d) for d in oshape)
