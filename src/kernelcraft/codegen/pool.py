@@ -50,8 +50,10 @@ POOLS: dict[str, tuple[str, int, bool]] = {
     "adaptive_max_pool2d": ("max", 2, True),
     "adaptive_max_pool3d": ("max", 3, True),
 }
-#: fixed windows up to this many taps are unrolled (all their loads in flight)
-UNROLL_TAPS = 64
+#: fixed windows up to this many taps are unrolled in full (all their loads in flight);
+#: larger ones loop over their outer dims and unroll only rows of up to UNROLL_TAPS taps
+#: (a 5x5 window unrolled in full spilled on AMD and took minutes to build)
+UNROLL_TAPS = 16
 GPU_BLOCK, GPU_WARPS = 512, 4  # 4 outputs per thread
 CPU_BLOCK = 4096  # interpreter: few large programs
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
@@ -240,16 +242,21 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     isz = [f"I{j}" for j in range(S)]
     osz = [f"O{j}" for j in range(S)]
     fixed_taps = math.prod(spec.kernel) if not spec.adaptive else 0
-    unroll = not spec.adaptive and fixed_taps <= UNROLL_TAPS
-    # unrolled windows have compile-time extents; looped ones runtime bounds, so that no
+    # per dim: unrolled (compile-time extent) or a loop with a runtime bound, so that no
     # backend unrolls a long window in full (LLVM did on AMD: 175 VGPRs and spills)
-    consts = [f"K{j}" for j in range(S)] if unroll else []
+    if spec.adaptive:
+        static = [False] * S
+    elif fixed_taps <= UNROLL_TAPS:
+        static = [True] * S
+    else:
+        static = [False] * (S - 1) + [spec.kernel[-1] <= UNROLL_TAPS]
+    consts = [f"K{j}" for j in range(S) if static[j]]
     if not spec.adaptive:
         consts += [f"{c}{j}" for c in ("ST", "PD", "DL") for j in range(S)]
     consts += ["CL", "IDX64", "BLOCK"]
     params = P + E + OUT + SC + ["numel"] + lead + isz + osz
     params += [f"{t}_s{d}" for t in P + E + OUT for d in range(rank)]
-    params += [] if unroll else [f"K{j}" for j in range(S)]  # passed by keyword
+    params += [f"K{j}" for j in range(S) if not static[j]]  # passed by keyword
     params += [f"{c}: tl.constexpr" for c in consts]
 
     # ---- kernel: decompose the output index (memory order), walk the window, epilogue
@@ -302,9 +309,9 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     for t in P:
         terms = " + ".join(f"{li[i]} * {t}_s{i}" for i in range(L))
         body.append(f"    {t}_base = {terms}")
-    rng = "tl.static_range" if unroll else "range"
     indent = "    "
     for j in range(S):
+        rng = "tl.static_range" if static[j] else "range"
         body.append(f"{indent}for k{j} in {rng}(K{j}):")
         indent += "    "
         if spec.adaptive:
@@ -409,8 +416,7 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
         if ":" not in p and p not in sig:
             sig[p] = "i32"
     cexpr: dict[str, Any] = {"CL": False, "IDX64": False, "BLOCK": GPU_BLOCK}
-    if unroll:
-        cexpr.update({f"K{j}": spec.kernel[j] for j in range(S)})
+    cexpr.update({f"K{j}": spec.kernel[j] for j in range(S) if static[j]})
     if not spec.adaptive:
         cexpr.update({f"{c}{j}": v[j] for c, v in (("ST", spec.stride), ("PD", spec.padding),
                                                     ("DL", spec.dilation)) for j in range(S)})
