@@ -68,6 +68,20 @@ MSE_SUM = """
     def get_init_inputs(): return []
 """
 
+PRODUCTS = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x, y):
+            # per row, over dim 0 with keepdim, of a whole tensor (split, then combined)
+            return torch.prod(x, dim=1), torch.prod(x * 1.01, dim=0, keepdim=True), \\
+                torch.prod(y)
+
+    def get_inputs():
+        return [torch.rand(6, 32, 48) + 0.5, torch.rand(30, 40) * 0.1 + 0.97]
+    def get_init_inputs(): return []
+"""
+
 
 def _generate(write, tmp_path: Path, name: str, source: str):
     path = write(f"{name}.py", source)
@@ -83,6 +97,7 @@ def _generate(write, tmp_path: Path, name: str, source: str):
         ("batchnorm_style", BATCHNORM_STYLE, 1),
         ("argmax_amin", ARGMAX_AMIN, 2),  # argmin and amin over dim 0 share a kernel
         ("mse_sum", MSE_SUM, 1),
+        ("products", PRODUCTS, 3),
     ],
 )
 def test_reduction_judged_correct(write, tmp_path: Path, name: str, source: str,
@@ -92,7 +107,7 @@ def test_reduction_judged_correct(write, tmp_path: Path, name: str, source: str,
     assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
     text = gen.module_path.read_text()
     assert "ONE_CHUNK" in text and "_kc_row_config" in text
-    if name in ("argmax_amin", "mse_sum"):
+    if name in ("argmax_amin", "mse_sum", "products"):
         assert "_combine[" in text
 
 

@@ -162,6 +162,7 @@ REDUCTIONS: dict[str, str] = {
     "amin": "float('inf')",
     "argmax": "float('-inf')",
     "argmin": "float('inf')",
+    "prod": "1.0",
 }
 
 #: Triton helpers the lowerings above refer to; emitted once per module.
@@ -219,6 +220,12 @@ else:
     @triton.jit
     def _kc_expm1(x):
         return _kc_libdevice.expm1(x)
+
+
+@triton.jit
+def _kc_mul(a, b):
+    # combine function of product reductions (tl.reduce)
+    return a * b
 
 
 @triton.jit

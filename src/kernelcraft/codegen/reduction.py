@@ -9,8 +9,9 @@ into multi-indices at runtime, so any set of reduced dims and any operand layout
 Each program takes BLOCK_K rows. A reduction whose input depends on p earlier reductions
 runs in pass p + 1; every pass is one loop over R in chunks of BLOCK_R that recomputes the
 full-context nodes it needs and accumulates elementwise into [BLOCK_K, BLOCK_R] fp32 lane
-accumulators, reduced across lanes at the end of the pass (builtin tl.sum/max/min only;
-NaN propagation and first-index ties are handled explicitly). Reduced-context nodes run
+accumulators, reduced across lanes at the end of the pass (builtin tl.sum/max/min, a
+tl.reduce tree for products; NaN propagation and first-index ties are handled
+explicitly). Reduced-context nodes run
 between passes on [BLOCK_K, 1] values; full-context outputs are stored in the first pass
 where every value they need exists.
 
@@ -567,6 +568,8 @@ def _accumulate(r: fx.Node, x: str, sfx: str, ind: str) -> list[str]:
     m = f"mask{sfx}"
     if kind in ("sum", "mean"):
         return [f"{ind}acc_{r.name} = acc_{r.name} + tl.where({m}, {x}, 0.0)"]
+    if kind == "prod":
+        return [f"{ind}acc_{r.name} = acc_{r.name} * tl.where({m}, {x}, 1.0)"]
     if kind in ("amax", "amin"):
         # lane-wise max/min that keeps a NaN once seen (torch.amax propagates NaN)
         cmp = ">" if kind == "amax" else "<"
@@ -593,6 +596,9 @@ def _partial(r: fx.Node, ind: str) -> list[str]:
     if kind in ("sum", "mean"):
         return [f"{ind}tl.store(ws_{nm} + {where}, tl.sum(acc_{nm}, axis=1)[:, None], "
                 "mask=rmask)"]
+    if kind == "prod":
+        return [f"{ind}tl.store(ws_{nm} + {where}, tl.reduce(acc_{nm}, 1, _kc_mul)[:, None], "
+                "mask=rmask)"]
     lines = [ln.replace(f".to({tl_dtype(r)})", "") for ln in _finish(r, ind)]
     if kind in ("amax", "amin"):
         return lines + [f"{ind}tl.store(ws_{nm} + {where}, v_{nm}, mask=rmask)"]
@@ -613,6 +619,8 @@ def _finish(r: fx.Node, ind: str) -> list[str]:
         return [f"{ind}{out} = tl.sum({acc}, axis=1)[:, None].to({dt})"]
     if kind == "mean":
         return [f"{ind}{out} = (tl.sum({acc}, axis=1)[:, None] / R).to({dt})"]
+    if kind == "prod":  # no builtin: a reduction tree over the combine function
+        return [f"{ind}{out} = tl.reduce({acc}, 1, _kc_mul)[:, None].to({dt})"]
     if kind in ("amax", "amin"):
         fn = "tl.max" if kind == "amax" else "tl.min"
         return [
