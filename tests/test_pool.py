@@ -61,6 +61,22 @@ WINDOWS_MORE = """
     def get_init_inputs(): return []
 """
 
+ONE_D = """
+    import torch, torch.nn as nn, torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, x, b):
+            # 1-D pools are 2-D ones over unsqueeze(x, -2): still one kernel each, with
+            # what feeds them and what follows the squeeze
+            a = F.avg_pool1d(F.gelu(x), 4) * 1.5
+            c = torch.relu(F.max_pool1d(x * 2.0 + b, 3, 2, 1)) - b[..., :1]
+            d = F.max_pool1d(x, 2)
+            return a, c, d, F.avg_pool1d(torch.tanh(x), 3, 1, 1)
+
+    def get_inputs(): return [torch.randn(3, 5, 37), torch.randn(5, 1)]
+    def get_init_inputs(): return []
+"""
+
 HALF = """
     import torch, torch.nn as nn, torch.nn.functional as F
 
@@ -89,7 +105,7 @@ def _kinds(gen) -> list[str]:
 
 
 @pytest.mark.parametrize("name, source", [("windows_2d", WINDOWS_2D),
-                                          ("windows_more", WINDOWS_MORE),
+                                          ("windows_more", WINDOWS_MORE), ("one_d", ONE_D),
                                           ("half", HALF), ("nan_max", NAN_MAX)])
 def test_pools_judged_correct(write, tmp_path: Path, name: str, source: str) -> None:
     gen = generate(write(f"{name}.py", source),
@@ -103,6 +119,11 @@ def test_pools_judged_correct(write, tmp_path: Path, name: str, source: str) -> 
     else:
         assert pools and "pool" not in " ".join(externs.values()), externs
         assert all(g.kind in ("pool", "glue") for g in gen.plan.groups), _kinds(gen)
+    if name == "one_d":
+        assert len(pools) == 4 and not externs
+        assert all(g.kind == "pool" for g in gen.plan.groups if g.kind != "glue")
+        fused = [g.describe() for g in pools]
+        assert any("erf" in d and "squeeze" in d and d.endswith("mul") for d in fused), fused
     if name == "windows_2d":  # tanh and mul feed only the pool: recomputed per tap
         fused = [g for g in pools if "tanh" in g.describe()]
         assert fused and "relu" in fused[0].describe()

@@ -211,6 +211,14 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             if g is not None and g.kind == "pool" and g.anchor is n.args[0]:
                 join(g, n)  # the values of a max pool (its indices are not used)
                 continue
+        if name == "squeeze":
+            g = group_of.get(n.args[0])
+            if (g is not None and g.kind == "pool" and g.nodes[-1] is n.args[0]
+                    and value_node(g.anchor) is n.args[0]
+                    and val(n).dim() == val(n.args[0]).dim() - 1):
+                g.domain = shape_key(value.shape)  # (a 1-D pool's) epilogue on this shape
+                join(g, n)
+                continue
         if is_view(n.target):
             new("glue", n)
             continue
@@ -258,8 +266,18 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 continue
             out = value_node(n)
             domain = shape_key(val(out).shape) if out is not None else ()
-            g = group_of.get(n.args[0])
-            if g is not None and _prologue_ok(g, n, opts):  # it feeds only this pool
+            src = n.args[0]
+            g = group_of.get(src)
+            # a 1-D pool is a 2-D one over unsqueeze(x, -2): look through the unsqueeze
+            unsq = g if (g is not None and g.kind == "glue" and g.nodes == [src]
+                         and op_name(src.target) == "unsqueeze" and len(src.users) == 1) \
+                else None
+            if unsq is not None:
+                g = group_of.get(src.args[0])
+            prologue = g is not None and _prologue_ok(g, src if unsq else n, opts)
+            if prologue and unsq is not None:
+                _merge(g, unsq, groups, group_of)
+            if prologue:  # it feeds only this pool: recomputed per tap
                 g.kind, g.anchor, g.domain = "pool", n, domain
                 join(g, n)
             else:

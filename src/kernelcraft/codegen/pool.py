@@ -193,15 +193,30 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     x = anchor.args[0]
     ishape = tuple(val(x).shape)
     oshape = tuple(val(pooled).shape)
+    # a 1-D pool runs as a 2-D one over unsqueeze(x, -2): the unsqueeze and the squeeze
+    # after it are views here (operands and outputs are viewed the same way)
+    unsq = x if x in members and op_name(x.target) == "unsqueeze" else None
+    sq = next((m for m in epilogue if op_name(m.target) == "squeeze"), None)
+    if sq is not None and sq.args[0] is not pooled:
+        raise NotImplementedError(f"{sq.name} does not squeeze the pooled values")
+    prologue = [m for m in prologue if m is not unsq]
+    epilogue = [m for m in epilogue if m is not sq]
+    pshape = tuple(val(unsq.args[0]).shape) if unsq is not None else ishape
+    qshape = tuple(val(sq).shape) if sq is not None else oshape
+    udim = int(unsq.args[1]) % len(ishape) if unsq is not None else -1
+    sdim = next((i for i in range(len(oshape)) if oshape[:i] + oshape[i + 1:] == qshape),
+                -1) if sq is not None else -1
     for m in prologue:
-        if tuple(val(m).shape) != ishape or m.target is operator.getitem:
+        if tuple(val(m).shape) != pshape or m.target is operator.getitem:
             raise NotImplementedError(f"prologue node {m.name} is not on the pool's input")
     for m in epilogue:
-        if tuple(val(m).shape) != oshape:
+        if tuple(val(m).shape) != qshape:
             raise NotImplementedError(f"epilogue node {m.name} is not on the pool's output")
     for o in g.outputs:
-        if o is not pooled and o not in epilogue:
+        if o is not pooled and o is not sq and o not in epilogue:
             raise NotImplementedError(f"output {o.name} is not the pool's or an epilogue's")
+    if sq is not None and sdim < 0:
+        raise NotImplementedError(f"{sq.name}: not a squeeze of one dim")
     S = spec.dims
     L = len(ishape) - S
     rank = L + S
@@ -223,7 +238,7 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
                 tens.append(a)
         return tens, scal
 
-    pro_in, pro_sc = external(prologue, [x])
+    pro_in, pro_sc = external(prologue, [unsq.args[0] if unsq is not None else x])
     epi_in, epi_sc = external(epilogue, [])
     for a in pro_in:
         if val(a).dim() > rank:
@@ -333,6 +348,8 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     for m in prologue:
         body.append(indent + lower_pointwise(m, env))
         env[m] = var(m)
+    if unsq is not None:
+        env[unsq] = env[unsq.args[0]]
     body.append(f"{indent}v = {env[x]}.to(tl.float32)")
     if spec.kind == "max":
         body.append(f"{indent}acc = tl.where({ok} & ((v > acc) | (v != v)), v, acc)")
@@ -348,22 +365,34 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
         return " + ".join([f"{li[i]} * {t}_s{i}" for i in range(L)]
                           + [f"{si[j]} * {t}_s{L + j}" for j in range(S)])
 
-    emit_epilogue(body, pooled, epilogue, epi_in, outs, env,
-                  lambda a, i: f"tl.load({E[i]} + {at(E[i])}, mask=mask, other=0)",
-                  lambda o, i: f"    tl.store({OUT[i]} + {at(OUT[i])}, "
-                               f"{var(o)}.to({tl_dtype(o)}), mask=mask)")
+    def store(o: fx.Node, i: int) -> str:
+        t = OUT[outs.index(o)]
+        return f"    tl.store({t} + {at(t)}, {var(o)}.to({tl_dtype(o)}), mask=mask)"
+
+    if sq is not None:
+        env[sq] = env[pooled]
+        if sq in outs:
+            body += [f"    {var(sq)} = {var(pooled)}", store(sq, 0)]
+    emit_epilogue(body, pooled, epilogue, epi_in, [o for o in outs if o is not sq], env,
+                  lambda a, i: f"tl.load({E[i]} + {at(E[i])}, mask=mask, other=0)", store)
     source = f"@triton.jit\ndef {kname}({', '.join(params)}):\n" + "\n".join(body)
 
     # ---- wrapper
     tensors = pro_in + [a for a in epi_in if a not in pro_in]
     in_name = {a: f"in{i}" for i, a in enumerate(tensors)}
+    def in_view(t: str) -> str:  # an operand of the prologue, over the pool's input
+        return (f"{t}.expand(ishape)" if unsq is None
+                else f"{t}.expand(pshape).unsqueeze({udim})")
+
     # the operand the pool's input is laid out like (itself, or the largest prologue input)
     X = in_name[x] if x in in_name else in_name[max(
         pro_in, key=lambda a: math.prod(hint(d) for d in val(a).shape))]
     w = [f"def {wname}({', '.join([in_name[a] for a in tensors] + SC)}):",
          f"    dev = {X}.device",
-         "    ishape = tuple(torch.broadcast_shapes("
+         "    pshape = tuple(torch.broadcast_shapes("
          f"{', '.join(in_name[a] + '.shape' for a in pro_in)}))",
+         "    ishape = pshape" + ("" if unsq is None
+                                 else f"[:{udim}] + (1,) + pshape[{udim}:]"),
          f"    if len(ishape) != {rank}:",
          f"        raise ValueError(f'kernelcraft: a {S}-d pool over a {rank}-d input, got "
          "{len(ishape)}-d')",
@@ -377,14 +406,19 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
                  f"{list(spec.padding)!r}, {list(spec.dilation)!r})]")
         w.append(f"    win = {list(spec.kernel)!r}")
     w += [f"    oshape = ishape[:{L}] + tuple(osp)",
-          f"    cl = _kc_channels_last({X}.expand(ishape), {L})",
+          f"    cl = _kc_channels_last({in_view(X)}, {L})",
           f"    ost = _kc_pool_strides(oshape, {L}, cl)"]
     for i, o in enumerate(outs):
         w.append(f"    o{i} = torch.empty_strided(oshape, ost, device=dev, dtype={val(o).dtype})")
     w.append("    numel = _kc_prod(oshape)")
-    w.append(f"    if numel == 0:\n        return ({', '.join(OUT)},)")
-    views = [f"{in_name[a]}.expand(ishape)" for a in pro_in]
-    views += [f"{in_name[a]}.expand(oshape)" for a in epi_in] + OUT
+    rets = ", ".join(t if o is pooled or sq is None else f"{t}.squeeze({sdim})"
+                     for t, o in zip(OUT, outs, strict=True))
+    w.append(f"    if numel == 0:\n        return ({rets},)")
+    if sq is not None:
+        w.append(f"    qshape = oshape[:{sdim}] + oshape[{sdim + 1}:]")
+    views = [in_view(in_name[a]) for a in pro_in]
+    views += [f"{in_name[a]}.expand(oshape)" if sq is None
+              else f"{in_name[a]}.expand(qshape).unsqueeze({sdim})" for a in epi_in] + OUT
     w += [f"    views = [{', '.join(views)}]",
           "    block, warps = (" + str(CPU_BLOCK) + ", 4) if dev.type == 'cpu' else "
           f"({GPU_BLOCK}, {GPU_WARPS})",
@@ -405,7 +439,7 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
           "        *[s for v in views for s in v.stride()],",
           f"        {', '.join(kw_consts)}, CL=cl, IDX64=_kc_far(views), BLOCK=block, "
           "num_warps=warps)",
-          f"    return ({', '.join(OUT)},)"]
+          f"    return ({rets},)"]
     wrapper = "\n".join(w)
 
     sig = {t: ptr_type(a) for t, a in zip(P, pro_in, strict=True)}
