@@ -421,3 +421,25 @@ def test_whole_program_timed_in_the_judges_dtype(write):
                             precision="bf16")
     assert choice.kept
     assert seen == [(torch.bfloat16, torch.bfloat16)] * 2
+
+
+MODULO_VAR_MEAN = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, idx):
+        v, m = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+        return ((x * 3.0) % 1.7, torch.fmod(x * 3.0, 1.3), torch.remainder(idx - 50, -6),
+                torch.fmod(idx - 50, 7), (x - m) / torch.sqrt(v + 1e-5))
+
+def get_inputs(): return [torch.randn(32, 96), torch.randint(0, 100, (32, 96))]
+def get_init_inputs(): return []
+"""
+
+
+def test_modulo_and_var_mean_are_kernels(write, tmp_path):
+    """remainder (the divisor's sign) and fmod (the dividend's) for floats and negative
+    integers, and var_mean, lower to kernels instead of PyTorch calls."""
+    gen = generate(write("mods.py", MODULO_VAR_MEAN), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert not gen.extern_reasons, gen.extern_reasons

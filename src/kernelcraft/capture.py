@@ -181,6 +181,11 @@ def _var(x, dim=None, *, correction=None, keepdim=False):
     return out
 
 
+def _var_mean(x, dim=None, *, correction=None, keepdim=False):
+    dims = list(range(x.dim())) if dim is None else list(dim)
+    return _var(x, dims, correction=correction, keepdim=keepdim), torch.mean(x, dims, keepdim)
+
+
 def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if ord != 2:
         raise NotImplementedError  # left to PyTorch
@@ -244,6 +249,7 @@ def decomposition_table() -> dict[Any, Any]:
         aten._log_softmax.default: _log_softmax,
         aten.logsumexp.default: _logsumexp,
         aten.var.correction: _var,
+        aten.var_mean.correction: _var_mean,
         aten.linalg_vector_norm.default: _vector_norm,
         aten.max.dim: _max_dim,
         aten.min.dim: _min_dim,

@@ -106,6 +106,8 @@ POINTWISE: dict[str, Callable[..., str]] = {
     "rsub": lambda a, b, alpha=1, **_: _sub(b, a, alpha),
     "mul": _bin("*"),
     "div": _div,
+    "remainder": lambda a, b, **_: f"_kc_mod({a}, {b})",
+    "fmod": lambda a, b, **_: f"_kc_fmod({a}, {b})",
     "neg": lambda a, **_: f"(-{a})",
     "exp": lambda a, **_: f"tl.exp({a})",
     "exp2": lambda a, **_: f"tl.exp2({a})",
@@ -220,6 +222,21 @@ else:
     @triton.jit
     def _kc_expm1(x):
         return _kc_libdevice.expm1(x)
+
+
+@triton.jit
+def _kc_mod(a, b):
+    # torch.remainder: the sign of the divisor (Python's %), for integers and floats, from
+    # whichever convention the backend's % has
+    r = a % b
+    return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+
+
+@triton.jit
+def _kc_fmod(a, b):
+    # torch.fmod: the sign of the dividend (C's fmod)
+    r = a % b
+    return tl.where((r != 0) & ((r < 0) != (a < 0)), r - b, r)
 
 
 @triton.jit
