@@ -443,3 +443,45 @@ def test_modulo_and_var_mean_are_kernels(write, tmp_path):
     gen = generate(write("mods.py", MODULO_VAR_MEAN), _opts(tmp_path))
     assert gen.judge.correct, gen.judge.detail
     assert not gen.extern_reasons, gen.extern_reasons
+
+
+GATHERS = """
+import torch, torch.nn as nn, torch.nn.functional as F
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 16)
+        self.pos = nn.Parameter(torch.randn(12, 16))
+    def forward(self, x, idx, rows, y):
+        a = F.interpolate(x, scale_factor=2, mode="nearest") * 2.0 + 1.0
+        b = F.interpolate(x, size=(13, 9), mode="bilinear", align_corners=False)
+        c = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True).relu()
+        d = self.emb(idx) + self.pos  # indices on the leading dims, a trailing source dim
+        e = y[rows] * 3.0
+        f = y[:, rows - 3]  # negative indices wrap
+        g = F.pad(x, (1, 2, 3, 0), mode="reflect")
+        return a, b, c, d, e, f, g
+
+def get_inputs():
+    return [torch.randn(2, 3, 7, 6), torch.randint(0, 100, (4, 12)), torch.randint(0, 10, (5,)),
+            torch.randn(10, 20)]
+def get_init_inputs(): return []
+"""
+
+
+def test_gathers_are_pointwise_loads(write, tmp_path):
+    """Upsampling (nearest, bilinear), embeddings, x[idx], x[:, idx] and reflect padding
+    load their sources inside the fused pointwise kernels."""
+    opts = _opts(tmp_path)
+    gen = generate(write("gathers.py", GATHERS), opts)
+    assert gen.judge.correct, gen.judge.detail
+    reasons = " ".join(gen.extern_reasons.values())
+    assert "index" not in reasons and "upsample" not in reasons and "embedding" not in reasons
+    fused = [g.describe() for g in gen.plan.groups if g.kind == "pointwise"]
+    assert any(d.startswith("index, index, index, index") and d.endswith("relu")
+               for d in fused), fused
+    opts = _opts(tmp_path, targets="sm_90,gfx942", judge=False)
+    opts.build = True
+    gen = generate(write("gathers.py", GATHERS), opts)
+    assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds

@@ -258,6 +258,15 @@ def decomposition_table() -> dict[Any, Any]:
         aten.scaled_dot_product_attention.default: _sdpa,
     }
     table.update(ours)
+    # gathers the pointwise template loads (upsampling, embeddings), from PyTorch's own
+    # decompositions into aten.index / aten._unsafe_index
+    from torch._decomp import decomposition_table as torch_decomps
+
+    for op in (aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
+               aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default,
+               aten.embedding.default):
+        if op in torch_decomps:
+            table[op] = torch_decomps[op]
     return table
 
 

@@ -155,6 +155,50 @@ def _supported_reduction(n: fx.Node) -> bool:
     return val(n.args[0]).dtype in (torch.float32, torch.float16, torch.bfloat16)
 
 
+#: gathers the pointwise template loads directly (``x[idx]``, ``x[:, rows, cols]``)
+GATHERS = ("index", "_unsafe_index")
+_GATHER_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32,
+                  torch.bool)
+
+
+def gather_dims(n: Any) -> tuple[int, ...] | None:
+    """The dims an index node gathers (integer index tensors on adjacent dims), else None."""
+    if (not isinstance(n, fx.Node) or n.op != "call_function"
+            or op_name(n.target) not in GATHERS):
+        return None
+    x, idx = n.args[0], n.args[1]
+    if not is_tensor_node(x) or not isinstance(idx, (list, tuple)):
+        return None
+    if val(x).dtype not in _GATHER_DTYPES:
+        return None
+    pos = [i for i, t in enumerate(idx) if t is not None]
+    if not pos or pos != list(range(pos[0], pos[-1] + 1)):
+        return None  # separated index tensors move their dims to the front: not here
+    for i in pos:
+        if not is_tensor_node(idx[i]) or val(idx[i]).dtype not in (torch.int64, torch.int32):
+            return None
+    return tuple(pos)
+
+
+def _has_gather(g: Group) -> bool:
+    return any(gather_dims(m) is not None for m in g.nodes)
+
+
+def _gather_safe(groups: list[Group]) -> bool:
+    """Whether these groups may become one kernel: a gather's source and index tensors stay
+    outside it (the kernel reads them from memory), and only pointwise kernels gather."""
+    members = {m for g in groups for m in g.nodes}
+    for g in groups:
+        for m in g.nodes:
+            if gather_dims(m) is None:
+                continue
+            if groups[0].kind != "pointwise":
+                return False
+            if any(a in members for a in m.all_input_nodes):
+                return False
+    return True
+
+
 def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan:
     """Partition ``gm``'s graph into groups (see the module docstring)."""
     from kernelcraft.codegen.pool import POOLS, pool_supported, value_node
@@ -211,6 +255,9 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             if g is not None and g.kind == "pool" and g.anchor is n.args[0]:
                 join(g, n)  # the values of a max pool (its indices are not used)
                 continue
+        if gather_dims(n) is not None:  # a load of the pointwise template
+            new("pointwise", n, domain=shape_key(value.shape))
+            continue
         if name == "squeeze":
             g = group_of.get(n.args[0])
             if (g is not None and g.kind == "pool" and g.nodes[-1] is n.args[0]
@@ -242,6 +289,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 opts.fuse_reductions
                 and g is not None
                 and g.kind in ("pointwise", "reduction")
+                and not _has_gather(g)
                 and g.domain == domain
                 and (g.kind == "pointwise" or g.rdims == rdims)
                 and shape_key(val(src).shape) == domain
@@ -338,7 +386,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
 def _prologue_ok(g: Group, pool: fx.Node, opts: FusionOptions) -> bool:
     """A pointwise group on the pool's input whose values only the pool reads becomes the
     pool's prologue: recomputed at each tap, never stored."""
-    if not (opts.fuse_epilogues and g.kind == "pointwise"
+    if not (opts.fuse_epilogues and g.kind == "pointwise" and not _has_gather(g)
             and g.domain == shape_key(val(pool.args[0]).shape)):
         return False
     members = set(g.nodes)
@@ -478,7 +526,8 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
     merged = [home]
     for g in found[1:]:
         if (g.kind == "pointwise" and g.domain == home.domain
-                and all(g.id not in m.deps and m.id not in g.deps for m in merged)):
+                and all(g.id not in m.deps and m.id not in g.deps for m in merged)
+                and _gather_safe([*merged, g])):
             merged.append(g)
     for a in n.all_input_nodes:
         h = group_of.get(a)

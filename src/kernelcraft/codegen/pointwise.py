@@ -3,6 +3,12 @@
 Each program takes BLOCK consecutive elements of the (coalesced) output domain; operands
 are read through their own strides, so broadcasting, transposed and strided inputs cost no
 copy. Knobs: BLOCK, num_warps.
+
+Gathers (``aten.index`` with integer index tensors over adjacent dims: ``x[idx]``,
+``x[:, rows, cols]``, the upsampling decompositions, embeddings) are loads too: the
+source is viewed over the domain with stride 0 on the gathered dims (the wrapper's
+``as_strided``), and each element adds ``index * stride`` of the dims it gathers, with
+negative indices wrapped as PyTorch does.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from kernelcraft.codegen.common import (
     tl_dtype,
     var,
 )
-from kernelcraft.plan import Group, hint, is_tensor_node, val
+from kernelcraft.plan import Group, gather_dims, hint, is_tensor_node, val
 
 
 def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSource:
@@ -37,18 +43,45 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         pass
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
     R = MAX_RANK
-    tensors = [a for a in g.inputs if is_tensor_node(a)]
+    members = set(g.nodes)
+    gathers = [n for n in g.nodes if gather_dims(n) is not None]
+    for n in gathers:
+        if n.args[0] in members:
+            raise NotImplementedError(f"{n.name} gathers from a value of its own kernel")
+    sources = []  # gather sources: wrapper arguments, not domain operands
+    for n in gathers:
+        if n.args[0] not in sources:
+            sources.append(n.args[0])
+    elementwise = {a for m in g.nodes for a in _elementwise_inputs(m) if a not in members}
+    tensors = [a for a in g.inputs if is_tensor_node(a) and a in elementwise]
     scalars = [a for a in g.inputs if not is_tensor_node(a)]
-    if not tensors:
+    if not tensors and not gathers:
         raise NotImplementedError("a pointwise group without tensor inputs")
     outs = g.outputs
+    # index tensors: wrapper arguments (unless also elementwise operands), each viewed over
+    # the domain at the dims its gather puts them (not right-aligned: gi views)
+    index_only: list[fx.Node] = []
+    for n in gathers:
+        for t in n.args[1]:
+            if t is not None and t not in tensors and t not in index_only:
+                index_only.append(t)
     in_names = [f"in{i}" for i in range(len(tensors))]
+    ix_names = [f"ix{i}" for i in range(len(index_only))]
+    src_names = [f"src{i}" for i in range(len(sources))]
+    arg = dict(zip(tensors + index_only + sources, in_names + ix_names + src_names,
+                   strict=True))
+    g_names = [f"gx{i}" for i in range(len(gathers))]  # one strided view per gather
+    gi_names = [f"gi{i}k{k}" for i, n in enumerate(gathers)
+                for k in range(len(gather_dims(n)))]
     out_names = [f"out{i}" for i in range(len(outs))]
     sc_names = [f"sc{i}" for i in range(len(scalars))]
-    params = in_names + out_names + sc_names + ["numel"]
+    params = in_names + src_names + gi_names + out_names + sc_names + ["numel"]
     params += [f"size{d}" for d in range(R)]
-    for nm in in_names + out_names:
+    for nm in in_names + g_names + gi_names + out_names:
         params += [f"{nm}_st{d}" for d in range(R)]
+    for i, n in enumerate(gathers):
+        params += [f"{g_names[i]}_n{k}" for k in range(len(gather_dims(n)))]
+        params += [f"{g_names[i]}_s{k}" for k in range(len(gather_dims(n)))]
     params += ["NDIM: tl.constexpr", "BLOCK: tl.constexpr"]
     body = [
         "    pid = tl.program_id(0).to(tl.int64)",
@@ -65,7 +98,22 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for nm, a in zip(sc_names, scalars, strict=True):
         env[a] = nm
     for n in g.nodes:
-        body.append("    " + lower_pointwise(n, env))
+        if n in gathers:
+            nm = g_names[gathers.index(n)]
+            body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
+            for k in range(len(gather_dims(n))):
+                ix, gi = f"{nm}_i{k}", f"gi{gathers.index(n)}k{k}"
+                body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
+                                     "    ")
+                body.append(f"    {ix} = tl.load({gi} + {gi}_off, mask=mask, other=0)"
+                            ".to(tl.int64)")
+                body.append(f"    {ix} = tl.where({ix} < 0, {ix} + {nm}_n{k}, {ix})")
+                body.append(f"    {nm}_off += {ix} * {nm}_s{k}")
+            src = src_names[sources.index(n.args[0])]
+            body.append(f"    {var(n)} = tl.load({src} + {nm}_off, mask=mask, other=0)"
+                        f".to({compute_dtype(n)})")
+        else:
+            body.append("    " + lower_pointwise(n, env))
         env[n] = var(n)
     for nm, o in zip(out_names, outs, strict=True):
         body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
@@ -74,13 +122,32 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
 
     # ---- wrapper
     domain_arg = "shape"
-    w = [f"def {wname}({', '.join(in_names + sc_names)}):"]
-    w.append(f"    dev = {in_names[0]}.device")
-    shapes = ", ".join(n + ".shape" for n in in_names)
-    w.append(f"    {domain_arg} = torch.broadcast_shapes({shapes})")
+    w = [f"def {wname}({', '.join(in_names + ix_names + src_names + sc_names)}):"]
+    w.append(f"    dev = {(in_names + src_names)[0]}.device")
+    shapes = [n + ".shape" for n in in_names]
+    for i, n in enumerate(gathers):  # the gather's own shape: source dims around the indices'
+        first, k = gather_dims(n)[0], len(gather_dims(n))
+        idx = [arg[t] for t in n.args[1] if t is not None]
+        src = arg[n.args[0]]
+        w.append(f"    gb{i} = torch.broadcast_shapes({', '.join(t + '.shape' for t in idx)})")
+        w.append(f"    gs{i} = {src}.shape[:{first}] + gb{i} + {src}.shape[{first + k}:]")
+        shapes.append(f"gs{i}")
+    w.append(f"    {domain_arg} = torch.broadcast_shapes({', '.join(shapes)})")
     for nm, o in zip(out_names, outs, strict=True):
         w.append(f"    {nm} = torch.empty({domain_arg}, device=dev, dtype={val(o).dtype})")
-    views = [f"{nm}.expand({domain_arg})" for nm in in_names] + out_names
+    views = [f"{nm}.expand({domain_arg})" for nm in in_names]
+    gextra, gi_views = [], []
+    for i, n in enumerate(gathers):
+        first, k = gather_dims(n)[0], len(gather_dims(n))
+        src = arg[n.args[0]]
+        views.append(f"_kc_gather_view({src}, {first}, {k}, gs{i}, {domain_arg})")
+        gextra += [f"*{src}.shape[{first}:{first + k}]", f"*{src}.stride()[{first}:{first + k}]"]
+        trail = f"(1,) * ({src}.dim() - {first + k})"
+        for j, t in enumerate(a for a in n.args[1] if a is not None):
+            w.append(f"    gi{i}k{j} = {arg[t]}.expand(gb{i}).reshape(tuple(gb{i}) + {trail})"
+                     f".expand({domain_arg})")
+            gi_views.append(f"gi{i}k{j}")
+    views += gi_views + out_names
     w.append(f"    views = [{', '.join(views)}]")
     w.append("    numel = 1")
     w.append(f"    for s in {domain_arg}:")
@@ -94,16 +161,27 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    if t is not None:")
     w.append("        block, warps = t['BLOCK'], t['num_warps']")
     w.append("    grid = (triton.cdiv(numel, block),)")
-    args = in_names + out_names + sc_names + ["numel", "*sizes"]
+    args = in_names + src_names + gi_views + out_names + sc_names + ["numel", "*sizes"]
     w.append(f"    {kname}[grid]({', '.join(args)}, *[s for st in strides for s in st], "
-             "NDIM=ndim, BLOCK=block, num_warps=warps)")
+             f"{''.join(e + ', ' for e in gextra)}NDIM=ndim, BLOCK=block, num_warps=warps)")
     w.append(f"    return ({', '.join(out_names)},)")
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
+    sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})
+    sig.update({f"gi{i}k{j}": ptr_type(t) for i, n in enumerate(gathers)
+                for j, t in enumerate(a for a in n.args[1] if a is not None)})
     sig.update({nm: ptr_type(o) for nm, o in zip(out_names, outs, strict=True)})
     sig.update({nm: scalar_type(a) for nm, a in zip(sc_names, scalars, strict=True)})
     for p in params:
         if ":" not in p and p not in sig:
             sig[p] = "i64"
-    return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, list(outs), cfg,
+    return KernelSource(kname, wname, source, "\n".join(w),
+                        tensors + index_only + sources + scalars, list(outs), cfg,
                         signature=sig, constexprs={"NDIM": 2, "BLOCK": cfg["BLOCK"]},
                         num_warps=cfg["num_warps"])
+
+
+def _elementwise_inputs(n: fx.Node) -> list[fx.Node]:
+    """The inputs read at the element's own position (a gather's source is not one)."""
+    if gather_dims(n) is not None:  # its index tensors have views of their own
+        return []
+    return list(n.all_input_nodes)

@@ -141,6 +141,18 @@ def _kc_far(views):
         for v in views)
 
 
+def _kc_gather_view(src, first, k, gshape, domain):
+    """``src`` over the domain for a gather of its dims first .. first + k - 1: its own
+    strides on the other dims, 0 on the gathered ones (the kernel adds index * stride),
+    aligned to the right and broadcast as the gather's result is."""
+    nb = len(gshape) - (src.dim() - k)  # dims the broadcast indices take
+    st = list(src.stride()[:first]) + [0] * nb + list(src.stride()[first + k:])
+    st = [0] * (len(domain) - len(st)) + st
+    sh = [1] * (len(domain) - len(gshape)) + list(gshape)
+    st = [0 if a == 1 and b != 1 else s for a, b, s in zip(sh, domain, st, strict=True)]
+    return torch.as_strided(src, tuple(domain), st, src.storage_offset())
+
+
 def _kc_scan_config(K, R, inner, cpu):
     """(BLOCK_K, BLOCK_R, num_warps) of a scan over K rows of length R: long chunks when
     the scanned dim is innermost in memory, rows side by side when it is not, and rows
