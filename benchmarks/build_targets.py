@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -74,7 +75,7 @@ def summarize(results: Path, targets: list[str]) -> None:
             c["ranked"] += "ranked, not measured" in (b.get("note") or "")
     lines = ["# The suite built for every target (no GPU)", "",
              f"- date: {max(r['date'] for r in rows) if rows else ''}",
-             "- command: `python benchmarks/build_targets.py`",
+             f"- command: `python {' '.join(sys.argv)}`",
              f"- problems: {len(rows)}; errors: {sum(1 for r in rows if r.get('error'))}", "",
              "| target | kernels | compiled | spill-free | ranked alternative |",
              "|---|---|---|---|---|"]
