@@ -162,9 +162,19 @@ _GATHER_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.int64, tor
 
 
 def gather_dims(n: Any) -> tuple[int, ...] | None:
-    """The dims an index node gathers (integer index tensors on adjacent dims), else None."""
-    if (not isinstance(n, fx.Node) or n.op != "call_function"
-            or op_name(n.target) not in GATHERS):
+    """The source dims a gather node indexes, else None: ``aten.index`` with integer index
+    tensors on adjacent dims, or ``aten.gather(x, dim, index)``."""
+    if not isinstance(n, fx.Node) or n.op != "call_function":
+        return None
+    if op_name(n.target) == "gather":
+        x, dim, index = n.args[0], n.args[1], n.args[2]
+        if (n.kwargs.get("sparse_grad") or not is_tensor_node(x) or not is_tensor_node(index)
+                or val(x).dtype not in _GATHER_DTYPES or not isinstance(dim, int)
+                or val(index).dtype not in (torch.int64, torch.int32)
+                or val(index).dim() != val(x).dim()):
+            return None
+        return (dim % max(val(x).dim(), 1),)
+    if op_name(n.target) not in GATHERS:
         return None
     x, idx = n.args[0], n.args[1]
     if not is_tensor_node(x) or not isinstance(idx, (list, tuple)):
@@ -178,6 +188,13 @@ def gather_dims(n: Any) -> tuple[int, ...] | None:
         if not is_tensor_node(idx[i]) or val(idx[i]).dtype not in (torch.int64, torch.int32):
             return None
     return tuple(pos)
+
+
+def gather_indices(n: fx.Node) -> list[fx.Node]:
+    """A gather node's index tensors, in the order of the dims they index."""
+    if op_name(n.target) == "gather":
+        return [n.args[2]]
+    return [a for a in n.args[1] if a is not None]
 
 
 def _has_gather(g: Group) -> bool:

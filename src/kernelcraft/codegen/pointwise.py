@@ -30,7 +30,8 @@ from kernelcraft.codegen.common import (
     tl_dtype,
     var,
 )
-from kernelcraft.plan import Group, gather_dims, hint, is_tensor_node, val
+from kernelcraft.codegen.ops import op_name
+from kernelcraft.plan import Group, gather_dims, gather_indices, hint, is_tensor_node, val
 
 
 def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSource:
@@ -62,8 +63,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     # the domain at the dims its gather puts them (not right-aligned: gi views)
     index_only: list[fx.Node] = []
     for n in gathers:
-        for t in n.args[1]:
-            if t is not None and t not in tensors and t not in index_only:
+        for t in gather_indices(n):
+            if t not in tensors and t not in index_only:
                 index_only.append(t)
     in_names = [f"in{i}" for i in range(len(tensors))]
     ix_names = [f"ix{i}" for i in range(len(index_only))]
@@ -127,10 +128,13 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     shapes = [n + ".shape" for n in in_names]
     for i, n in enumerate(gathers):  # the gather's own shape: source dims around the indices'
         first, k = gather_dims(n)[0], len(gather_dims(n))
-        idx = [arg[t] for t in n.args[1] if t is not None]
+        idx = [arg[t] for t in gather_indices(n)]
         src = arg[n.args[0]]
-        w.append(f"    gb{i} = torch.broadcast_shapes({', '.join(t + '.shape' for t in idx)})")
-        w.append(f"    gs{i} = {src}.shape[:{first}] + gb{i} + {src}.shape[{first + k}:]")
+        if op_name(n.target) == "gather":  # aten.gather: the index tensor's shape
+            w.append(f"    gs{i} = gb{i} = {idx[0]}.shape")
+        else:
+            w.append(f"    gb{i} = torch.broadcast_shapes({', '.join(t + '.shape' for t in idx)})")
+            w.append(f"    gs{i} = {src}.shape[:{first}] + gb{i} + {src}.shape[{first + k}:]")
         shapes.append(f"gs{i}")
     w.append(f"    {domain_arg} = torch.broadcast_shapes({', '.join(shapes)})")
     for nm, o in zip(out_names, outs, strict=True):
@@ -140,10 +144,15 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for i, n in enumerate(gathers):
         first, k = gather_dims(n)[0], len(gather_dims(n))
         src = arg[n.args[0]]
-        views.append(f"_kc_gather_view({src}, {first}, {k}, gs{i}, {domain_arg})")
         gextra += [f"*{src}.shape[{first}:{first + k}]", f"*{src}.stride()[{first}:{first + k}]"]
+        if op_name(n.target) == "gather":
+            views.append(f"_kc_gather_view({src}, {first}, 1, gs{i}, {domain_arg}, True)")
+            w.append(f"    gi{i}k0 = {arg[n.args[2]]}.expand({domain_arg})")
+            gi_views.append(f"gi{i}k0")
+            continue
+        views.append(f"_kc_gather_view({src}, {first}, {k}, gs{i}, {domain_arg})")
         trail = f"(1,) * ({src}.dim() - {first + k})"
-        for j, t in enumerate(a for a in n.args[1] if a is not None):
+        for j, t in enumerate(gather_indices(n)):
             w.append(f"    gi{i}k{j} = {arg[t]}.expand(gb{i}).reshape(tuple(gb{i}) + {trail})"
                      f".expand({domain_arg})")
             gi_views.append(f"gi{i}k{j}")
@@ -168,7 +177,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})
     sig.update({f"gi{i}k{j}": ptr_type(t) for i, n in enumerate(gathers)
-                for j, t in enumerate(a for a in n.args[1] if a is not None)})
+                for j, t in enumerate(gather_indices(n))})
     sig.update({nm: ptr_type(o) for nm, o in zip(out_names, outs, strict=True)})
     sig.update({nm: scalar_type(a) for nm, a in zip(sc_names, scalars, strict=True)})
     for p in params:

@@ -141,12 +141,17 @@ def _kc_far(views):
         for v in views)
 
 
-def _kc_gather_view(src, first, k, gshape, domain):
+def _kc_gather_view(src, first, k, gshape, domain, in_place=False):
     """``src`` over the domain for a gather of its dims first .. first + k - 1: its own
     strides on the other dims, 0 on the gathered ones (the kernel adds index * stride),
-    aligned to the right and broadcast as the gather's result is."""
-    nb = len(gshape) - (src.dim() - k)  # dims the broadcast indices take
-    st = list(src.stride()[:first]) + [0] * nb + list(src.stride()[first + k:])
+    aligned to the right and broadcast as the gather's result is. ``in_place``: the index
+    tensor has src's rank and takes the gathered dim's place (``aten.gather``)."""
+    if in_place:
+        st = list(src.stride())
+        st[first] = 0
+    else:
+        nb = len(gshape) - (src.dim() - k)  # dims the broadcast indices take
+        st = list(src.stride()[:first]) + [0] * nb + list(src.stride()[first + k:])
     st = [0] * (len(domain) - len(st)) + st
     sh = [1] * (len(domain) - len(gshape)) + list(gshape)
     st = [0 if a == 1 and b != 1 else s for a, b, s in zip(sh, domain, st, strict=True)]
