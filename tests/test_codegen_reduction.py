@@ -82,6 +82,21 @@ PRODUCTS = """
     def get_init_inputs(): return []
 """
 
+COUNTS = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, p, t, idx):
+            # sums of booleans and integers are int64 counts, exact past 2**24
+            return ((p.argmax(1) == t).sum(), (p > 0).sum(1), idx.sum(0),
+                    (idx % 3 == 0).sum())
+
+    def get_inputs():
+        return [torch.randn(300, 50), torch.randint(0, 50, (300,)),
+                torch.randint(-1000, 1000, (300, 7))]
+    def get_init_inputs(): return []
+"""
+
 
 def _generate(write, tmp_path: Path, name: str, source: str):
     path = write(f"{name}.py", source)
@@ -98,6 +113,7 @@ def _generate(write, tmp_path: Path, name: str, source: str):
         ("argmax_amin", ARGMAX_AMIN, 2),  # argmin and amin over dim 0 share a kernel
         ("mse_sum", MSE_SUM, 1),
         ("products", PRODUCTS, 3),
+        ("counts", COUNTS, 5),  # argmax + eq, then the count of its hits
     ],
 )
 def test_reduction_judged_correct(write, tmp_path: Path, name: str, source: str,
@@ -107,7 +123,7 @@ def test_reduction_judged_correct(write, tmp_path: Path, name: str, source: str,
     assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
     text = gen.module_path.read_text()
     assert "ONE_CHUNK" in text and "_kc_row_config" in text
-    if name in ("argmax_amin", "mse_sum", "products"):
+    if name in ("argmax_amin", "mse_sum", "products", "counts"):
         assert "_combine[" in text
 
 

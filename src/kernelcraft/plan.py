@@ -152,7 +152,10 @@ def _supported_reduction(n: fx.Node) -> bool:
             return False
     if n.kwargs.get("dtype") is not None:
         return False
-    return val(n.args[0]).dtype in (torch.float32, torch.float16, torch.bfloat16)
+    dtype = val(n.args[0]).dtype
+    if name == "sum" and dtype in (torch.bool, torch.int32, torch.int64):
+        return True  # a count: int64 lanes
+    return dtype in (torch.float32, torch.float16, torch.bfloat16)
 
 
 #: gathers the pointwise template loads directly (``x[idx]``, ``x[:, rows, cols]``)

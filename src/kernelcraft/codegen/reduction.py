@@ -375,8 +375,8 @@ class _Gen:
                 body.append(f"    acci_{nm} = tl.load(wsi_{nm} + rows * SPLIT + s, mask=smask, "
                             "other=-1)")
             else:
-                body.append(f"    acc_{nm} = tl.load({where}, mask=smask, "
-                            f"other={REDUCTIONS[kind]})")
+                other = "0" if _int_sum(r) else REDUCTIONS[kind]
+                body.append(f"    acc_{nm} = tl.load({where}, mask=smask, other={other})")
             body += _finish(r, "    ")
             self.red_val[r] = f"v_{nm}"
         body += self._reduced_after(1, "    ")
@@ -463,7 +463,7 @@ class _Gen:
             for r in reds:
                 x = r.args[0]
                 xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
-                lines += _accumulate(r, f"{xv}.to(tl.float32)", sfx, inner)
+                lines += _accumulate(r, f"{xv}.to({_acc_dtype(r)})", sfx, inner)
             for o in stores:
                 op = self.op_of[(o, "out")]
                 lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
@@ -532,7 +532,8 @@ class _Gen:
             w.append("        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])")
             ws = []
             for r in self.an.reds:
-                ws.append("torch.empty((K, split), device=dev, dtype=torch.float32)")
+                wdt = "torch.int64" if _int_sum(r) else "torch.float32"
+                ws.append(f"torch.empty((K, split), device=dev, dtype={wdt})")
                 if op_name(r.target) in ("argmax", "argmin"):
                     ws.append("torch.empty((K, split), device=dev, dtype=torch.int64)")
             first = in_name[self.tensors[0]]
@@ -559,7 +560,19 @@ def _acc_init(r: fx.Node, ind: str) -> list[str]:
         return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
                 "tl.float32)",
                 f"{ind}acci_{r.name} = tl.full([BLOCK_K, BLOCK_R], -1, tl.int64)"]
+    if _int_sum(r):
+        return [f"{ind}acc_{r.name} = tl.full([BLOCK_K, BLOCK_R], 0, tl.int64)"]
     return [f"{ind}acc_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, tl.float32)"]
+
+
+def _int_sum(r: fx.Node) -> bool:
+    """A sum of integers or booleans (a count): exact in int64 lanes, not fp32."""
+    return (op_name(r.target) == "sum"
+            and not val(r.args[0]).dtype.is_floating_point)
+
+
+def _acc_dtype(r: fx.Node) -> str:
+    return "tl.int64" if _int_sum(r) else "tl.float32"
 
 
 def _accumulate(r: fx.Node, x: str, sfx: str, ind: str) -> list[str]:
@@ -567,7 +580,8 @@ def _accumulate(r: fx.Node, x: str, sfx: str, ind: str) -> list[str]:
     kind = op_name(r.target)
     m = f"mask{sfx}"
     if kind in ("sum", "mean"):
-        return [f"{ind}acc_{r.name} = acc_{r.name} + tl.where({m}, {x}, 0.0)"]
+        zero = "0" if _int_sum(r) else "0.0"
+        return [f"{ind}acc_{r.name} = acc_{r.name} + tl.where({m}, {x}, {zero})"]
     if kind == "prod":
         return [f"{ind}acc_{r.name} = acc_{r.name} * tl.where({m}, {x}, 1.0)"]
     if kind in ("amax", "amin"):
