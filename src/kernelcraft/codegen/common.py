@@ -14,7 +14,7 @@ import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.ops import POINTWISE, TL_DTYPE, literal, op_name
-from kernelcraft.plan import val
+from kernelcraft.plan import is_tensor_node, val
 
 #: Largest rank of a domain after coalescing that the kernels index (more is rare).
 MAX_RANK = 6
@@ -111,6 +111,24 @@ def emit_epilogue(body: list[str], anchor: fx.Node, epilogue: list[fx.Node],
         env[n] = opmath(n)
         if n in out_id:
             body.append(store(n, out_id[n]))
+
+
+def external_operands(nodes: list[fx.Node], members: set[fx.Node]
+                      ) -> tuple[list[fx.Node], list[fx.Node]]:
+    """The tensors and the scalars ``nodes`` read from outside the group, each once, in
+    first-use order (a fused prologue's or epilogue's kernel arguments)."""
+    tensors: list[fx.Node] = []
+    scalars: list[fx.Node] = []
+    for m in nodes:
+        for a in m.all_input_nodes:
+            if a in members:
+                continue
+            if is_tensor_node(a):
+                if a not in tensors:
+                    tensors.append(a)
+            elif a not in scalars:
+                scalars.append(a)
+    return tensors, scalars
 
 
 def operand_expr(a: Any, env: dict[fx.Node, str]) -> str:

@@ -26,6 +26,7 @@ from kernelcraft.codegen import conv
 from kernelcraft.codegen.common import (
     KernelSource,
     emit_epilogue,
+    external_operands,
     module_body,
     opmath,
     ptr_type,
@@ -197,17 +198,8 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
             raise NotImplementedError(f"output {o.name} is not in the group")
 
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
-    loads: list[fx.Node] = []  # external tensors the epilogue reads, each loaded once
-    scalars: list[fx.Node] = []
-    for m in epilogue:
-        for a in m.all_input_nodes:
-            if a in members:
-                continue
-            if is_tensor_node(a):
-                if a not in loads:
-                    loads.append(a)
-            elif a not in scalars:
-                scalars.append(a)
+    # external tensors the epilogue reads, each loaded once
+    loads, scalars = external_operands(epilogue, members)
     outs = list(g.outputs)
     fp32 = str(val(x).dtype) == "torch.float32"
 

@@ -29,6 +29,7 @@ from kernelcraft.codegen.common import (
     KernelSource,
     compute_dtype,
     emit_epilogue,
+    external_operands,
     lower_pointwise,
     opmath,
     ptr_type,
@@ -221,25 +222,11 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     L = len(ishape) - S
     rank = L + S
 
-    def external(nodes: list[fx.Node], also: list[fx.Node]) -> tuple[list, list]:
-        tens: list[fx.Node] = []
-        scal: list[fx.Node] = []
-        for m in nodes:
-            for a in m.all_input_nodes:
-                if a in members:
-                    continue
-                if is_tensor_node(a):
-                    if a not in tens:
-                        tens.append(a)
-                elif a not in scal:
-                    scal.append(a)
-        for a in also:
-            if a not in members and a not in tens:
-                tens.append(a)
-        return tens, scal
-
-    pro_in, pro_sc = external(prologue, [unsq.args[0] if unsq is not None else x])
-    epi_in, epi_sc = external(epilogue, [])
+    pro_in, pro_sc = external_operands(prologue, members)
+    pool_in = unsq.args[0] if unsq is not None else x  # read even with no prologue
+    if pool_in not in members and pool_in not in pro_in:
+        pro_in.append(pool_in)
+    epi_in, epi_sc = external_operands(epilogue, members)
     for a in pro_in:
         if val(a).dim() > rank:
             raise NotImplementedError(f"prologue input {a.name} has a higher rank")

@@ -162,7 +162,7 @@ def _kc_scan_config(K, R, inner, cpu):
     """(BLOCK_K, BLOCK_R, num_warps) of a scan over K rows of length R: long chunks when
     the scanned dim is innermost in memory, rows side by side when it is not, and rows
     split finely enough that about a thousand programs run (each walks its rows alone)."""
-    p2 = lambda n: 1 << max(0, int(n) - 1).bit_length()  # noqa: E731
+    p2 = _kc_next_pow2
     if cpu:  # the interpreter: few large programs
         return min(p2(K), 64), min(p2(R), 512), 4
     if inner:

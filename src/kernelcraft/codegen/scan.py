@@ -17,6 +17,7 @@ side when the scanned dim is not innermost in memory, long chunks when it is).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -36,7 +37,8 @@ from kernelcraft.codegen.common import (
     var,
 )
 from kernelcraft.codegen.ops import op_name
-from kernelcraft.plan import Group, is_tensor_node, val
+from kernelcraft.codegen.runtime import _kc_scan_config
+from kernelcraft.plan import Group, hint, is_tensor_node, val
 
 SCANS = {"cumsum": "sum", "cumprod": "prod"}
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
@@ -228,11 +230,6 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     for p in params:
         if ":" not in p and p not in sig:
             sig[p] = "i64"
-    import math
-
-    from kernelcraft.codegen.runtime import _kc_scan_config
-    from kernelcraft.plan import hint
-
     nrows = math.prod(hint(s) for i, s in enumerate(dom) if i != d)
     rsz = hint(dom[d])
     inner = len(dom) - 1 == d  # as captured: contiguous
