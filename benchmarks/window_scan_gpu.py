@@ -46,7 +46,7 @@ LAYERS = {
     "cumsum_short_rows": ("torch.cumsum(x, -1)", (262144, 64), False),
 }
 POOL_SWEEP = [dict(BLOCK=b, num_warps=w)
-              for b, w in itertools.product((256, 512, 1024, 2048), (2, 4, 8))
+              for b, w in itertools.product((128, 256, 512, 1024, 2048), (1, 2, 4, 8))
               if 1 <= b // (32 * w) <= 16]
 SCAN_ROW_SWEEP = [dict(BLOCK_K=k, BLOCK_R=r, num_warps=w)
                   for (k, r), w in itertools.product(

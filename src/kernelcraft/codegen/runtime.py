@@ -109,6 +109,13 @@ def _kc_pool_size(size, k, s, p, d, ceil):
     return out
 
 
+def _kc_pool_tile(block, ncols):
+    """(BLOCK_W, BLOCK_R) of a pooling program of ``block`` outputs: as much of the
+    innermost dim as fits (coalesced), the rest in rows."""
+    bw = min(_kc_next_pow2(ncols), block)
+    return bw, max(1, block // bw)
+
+
 def _kc_adaptive_window(i, o):
     """The widest window of an adaptive pool from ``i`` to ``o`` positions."""
     return max(((k + 1) * i + o - 1) // o - (k * i) // o for k in range(o))
@@ -168,13 +175,16 @@ def _kc_scan_config(K, R, inner, cpu):
     if inner:
         br = min(p2(R), 1024)
         bk = max(1, min(p2(K), 2048 // br))
-    else:
-        bk = min(p2(K), 64)
-        br = max(8, min(p2(R), 2048 // bk))
-    while bk > (1 if inner else 8) and K / bk < 1024:
+        while bk > 1 and K / bk < 1024:
+            bk //= 2
+        return bk, br, max(1, min(8, bk * br // 256))
+    # side by side: 16 rows (64 contiguous bytes) by 32-long chunks on one warp measured
+    # best on the H200 (8192x8192 along dim 0: 1.4x faster than 8 rows on 1-4 warps)
+    bk = min(p2(K), 16)
+    br = max(8, min(p2(R), 512 // bk))
+    while bk > 8 and K / bk < 512:
         bk //= 2
-    warps = max(1, min(8, bk * br // 256))
-    return bk, br, warps
+    return bk, br, max(1, min(8, bk * br // 512))
 
 
 def _kc_reshape(x, cin, chint, cout, sym):
