@@ -139,8 +139,8 @@ def run_shards(gpus: int, per_gpu: int, results: Path) -> None:
             argv.append(a)
     n = gpus * per_gpu
     env = dict(os.environ)
-    if per_gpu > 1:
-        env["KERNELCRAFT_GPU_LOCK"] = str(results.parent / ".gpu.lock")
+    if per_gpu > 1:  # a lock given by the caller is shared with its other GPU jobs
+        env.setdefault("KERNELCRAFT_GPU_LOCK", str(results.parent / ".gpu.lock"))
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     ids = visible.split(",") if visible else [str(i) for i in range(gpus)]
     procs = [subprocess.Popen([sys.executable, __file__, *argv, "--shard", f"{i}/{n}",

@@ -347,11 +347,6 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
                       ONE_CHUNK=config["BLOCK_R"] >= R)
         if "PARTIAL" in consts:
             consts["PARTIAL"] = int(config.get("SPLIT", 1)) > 1
-    elif family == "pool":  # the wrapper's split of BLOCK over the capture's sizes
-        from kernelcraft.codegen.runtime import _kc_pool_tile
-
-        bw, br = _kc_pool_tile(int(config["BLOCK"]), int(k.config["at"]["cols"]))
-        consts.update(BLOCK_W=bw, BLOCK_R=br)
     else:
         consts["BLOCK"] = config["BLOCK"]
     spec["constexprs"] = consts

@@ -10,13 +10,9 @@ store. Padding follows PyTorch: padded taps are -inf for max and count in the di
 an average only with ``count_include_pad``; NaN propagates through max.
 
 The output is walked in the input's memory order: channels innermost when the input is
-channels-last (the output is allocated the same way, as eager does), else rows. A program
-takes a 2-D tile: BLOCK_W positions of the innermost output dim (consecutive in memory)
-by BLOCK_R of the others, so the runtime divisions that split an index into its dims are
-paid once per tile row, not per element (they cost more than a small window's taps).
-Sizes are runtime arguments (fixed windows are constexprs, adaptive windows derive their
-bounds from the sizes), so one kernel serves every input size. Knobs: BLOCK (elements per
-program; the wrapper splits it into BLOCK_R x BLOCK_W by the inner size), num_warps.
+channels-last (the output is allocated the same way, as eager does), else rows. Sizes are
+runtime arguments (fixed windows are constexprs, adaptive windows derive their bounds
+from the sizes), so one kernel serves every input size. Knobs: BLOCK, num_warps.
 """
 
 from __future__ import annotations
@@ -42,7 +38,6 @@ from kernelcraft.codegen.common import (
     var,
 )
 from kernelcraft.codegen.ops import op_name
-from kernelcraft.codegen.runtime import _kc_pool_tile
 from kernelcraft.plan import Group, hint, is_tensor_node, val
 
 #: anchor ops -> (reduction, spatial dims, adaptive)
@@ -60,7 +55,10 @@ POOLS: dict[str, tuple[str, int, bool]] = {
 #: larger ones loop over their outer dims and unroll only rows of up to UNROLL_TAPS taps
 #: (a 5x5 window unrolled in full spilled on AMD and took minutes to build)
 UNROLL_TAPS = 16
-GPU_BLOCK, GPU_WARPS = 256, 4  # 2 outputs per thread (measured on the H200: 4 was 1.3-1.8x slower)
+#: 2 outputs per thread: on the H200, 4 per thread measured 1.3-1.8x slower over 3x3, 5x5,
+#: 1x4, 3x3x3 and adaptive windows; 2-D tiles (columns by rows, dividing per row, not per
+#: element) measured slower still (3x3/s2 over 32x64x256x256: 0.258 ms at best vs 0.229)
+GPU_BLOCK, GPU_WARPS = 256, 4
 CPU_BLOCK = 4096  # interpreter: few large programs
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -260,8 +258,8 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     consts = [f"K{j}" for j in range(S) if static[j]]
     if not spec.adaptive:
         consts += [f"{c}{j}" for c in ("ST", "PD", "DL") for j in range(S)]
-    consts += ["CL", "IDX64", "BLOCK_R", "BLOCK_W"]
-    params = P + E + OUT + SC + ["nrows", "ncols"] + lead + isz + osz
+    consts += ["CL", "IDX64", "BLOCK"]
+    params = P + E + OUT + SC + ["numel"] + lead + isz + osz
     params += [f"{t}_s{d}" for t in P + E + OUT for d in range(rank)]
     params += [f"K{j}" for j in range(S) if not static[j]]  # passed by keyword
     params += [f"{c}: tl.constexpr" for c in consts]
@@ -272,24 +270,24 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     body = ["    pid = tl.program_id(0)",
             "    if IDX64:",  # int64 index math only where an offset needs it
             "        pid = pid.to(tl.int64)",
-            "    ncb = tl.cdiv(ncols, BLOCK_W)",
-            "    row = (pid // ncb) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]",
-            "    col = (pid % ncb) * BLOCK_W + tl.arange(0, BLOCK_W)[None, :]",
-            "    mask = (row < nrows) & (col < ncols)"]
+            "    lin = pid * BLOCK + tl.arange(0, BLOCK)",
+            "    mask = lin < numel",
+            "    _r = lin"]
 
-    def split(inner: str, dims: list[str], indent: str) -> list[str]:
-        """``inner`` is the tile's column; the other dims are peeled off its row."""
-        lines = [f"{indent}{inner} = col", f"{indent}_r = row"]
-        size = dict(zip(li + si, lead + osz, strict=True))
-        for k, idx in enumerate(reversed(dims)):
+    def peel(dims: list[tuple[str, str]], indent: str) -> list[str]:
+        lines = []
+        for k, (idx, size) in enumerate(reversed(dims)):
             if k == len(dims) - 1:
                 lines.append(f"{indent}{idx} = _r")
             else:
-                lines += [f"{indent}{idx} = _r % {size[idx]}", f"{indent}_r = _r // {size[idx]}"]
+                lines += [f"{indent}{idx} = _r % {size}", f"{indent}_r = _r // {size}"]
         return lines
 
-    body += ["    if CL:"] + split(li[-1], li[:-1] + si, "        ")
-    body += ["    else:"] + split(si[-1], li + si[:-1], "        ")
+    rows = list(zip(li, lead, strict=True)) + list(zip(si, osz, strict=True))
+    chans = ([(li[0], lead[0])] if L > 1 else []) + list(zip(si, osz, strict=True)) \
+        + [(li[-1], lead[-1])]
+    body += ["    if CL:"] + peel(chans, "        ")
+    body += ["    else:"] + peel(rows, "        ")
     for j in range(S):  # window bounds per dim
         if spec.adaptive:
             body += [f"    w{j} = (s{j} * I{j}) // O{j}",
@@ -309,10 +307,10 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
             else:
                 div = " * ".join(f"(tl.minimum(z{j}, I{j}) - tl.maximum(w{j}, 0))"
                                  for j in range(S))
-        body.append(f"    div = ({div}) + tl.zeros([BLOCK_R, BLOCK_W], tl.int32)")
-        body.append("    acc = tl.zeros([BLOCK_R, BLOCK_W], dtype=tl.float32)")
+        body.append(f"    div = ({div}) + lin * 0")
+        body.append("    acc = tl.zeros([BLOCK], dtype=tl.float32)")
     else:
-        body.append("    acc = tl.full([BLOCK_R, BLOCK_W], float('-inf'), tl.float32)")
+        body.append("    acc = tl.full([BLOCK], float('-inf'), tl.float32)")
     for t in P:
         terms = " + ".join(f"{li[i]} * {t}_s{i}" for i in range(L))
         body.append(f"    {t}_base = {terms}")
@@ -425,15 +423,12 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     if not spec.adaptive:
         kw_consts += [f"{c}{j}={v[j]}" for c, v in (("ST", spec.stride), ("PD", spec.padding),
                                                      ("DL", spec.dilation)) for j in range(S)]
-    w += [f"    ncols = oshape[{L - 1}] if cl else osp[-1]",
-          "    nrows = numel // ncols",
-          "    bw, br = _kc_pool_tile(block, ncols)",
-          "    grid = (triton.cdiv(nrows, br) * triton.cdiv(ncols, bw),)",
-          f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}nrows, ncols, "
-          f"*oshape[:{L}], *isp, *osp,",
+    w += ["    grid = (triton.cdiv(numel, block),)",
+          f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}numel, *oshape[:{L}], "
+          "*isp, *osp,",
           "        *[s for v in views for s in v.stride()],",
-          f"        {', '.join(kw_consts)}, CL=cl, IDX64=_kc_far(views), BLOCK_R=br, "
-          "BLOCK_W=bw, num_warps=warps)",
+          f"        {', '.join(kw_consts)}, CL=cl, IDX64=_kc_far(views), BLOCK=block, "
+          "num_warps=warps)",
           f"    return ({rets},)"]
     wrapper = "\n".join(w)
 
@@ -444,16 +439,14 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     for p in params:
         if ":" not in p and p not in sig:
             sig[p] = "i32"
-    cols = hint(oshape[-1])
-    bw, br = _kc_pool_tile(GPU_BLOCK, cols)
-    cexpr: dict[str, Any] = {"CL": False, "IDX64": False, "BLOCK_R": br, "BLOCK_W": bw}
+    cexpr: dict[str, Any] = {"CL": False, "IDX64": False, "BLOCK": GPU_BLOCK}
     cexpr.update({f"K{j}": spec.kernel[j] for j in range(S) if static[j]})
     if not spec.adaptive:
         cexpr.update({f"{c}{j}": v[j] for c, v in (("ST", spec.stride), ("PD", spec.padding),
                                                     ("DL", spec.dilation)) for j in range(S)})
     numel = math.prod(hint(d) for d in oshape)
     cfg = {"template": "pool", "pool": spec.describe(), "BLOCK": GPU_BLOCK,
-           "num_warps": GPU_WARPS, "at": {"numel": numel, "cols": cols}}
+           "num_warps": GPU_WARPS, "at": {"numel": numel}}
     notes = [f"pool: {spec.describe()}"]
     if prologue:
         notes.append(f"prologue recomputed per tap: {', '.join(m.name for m in prologue)}")

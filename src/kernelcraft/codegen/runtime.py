@@ -109,13 +109,6 @@ def _kc_pool_size(size, k, s, p, d, ceil):
     return out
 
 
-def _kc_pool_tile(block, ncols):
-    """(BLOCK_W, BLOCK_R) of a pooling program of ``block`` outputs: as much of the
-    innermost dim as fits (coalesced), the rest in rows."""
-    bw = min(_kc_next_pow2(ncols), block)
-    return bw, max(1, block // bw)
-
-
 def _kc_adaptive_window(i, o):
     """The widest window of an adaptive pool from ``i`` to ``o`` positions."""
     return max(((k + 1) * i + o - 1) // o - (k * i) // o for k in range(o))
