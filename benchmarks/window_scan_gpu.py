@@ -1,4 +1,5 @@
-"""The pooling and scan templates against eager PyTorch and torch.compile on the GPU.
+"""The pooling and scan templates against eager PyTorch and torch.compile on the GPU, and
+pointwise layers that broadcast (their index splitting is the pool's: per-dim divisions).
 
 Per layer: the module ``kernelcraft generate`` emits (heuristic launch config, no tuning,
 no kernel-or-eager choice), eager and ``torch.compile`` (default mode) of the same model,
@@ -29,7 +30,7 @@ from kernelcraft.generate import GenerateOptions, generate
 from kernelcraft.measure.compare import compare_one
 
 ROOFLINE_TBS = 4.25
-#: name: (forward body over x, input shape, channels-last input)
+#: name: (forward body over x (and y), input shape, channels-last input[, y's shape])
 LAYERS = {
     "max2d_k3s2p1": ("F.max_pool2d(x, 3, 2, 1)", (32, 64, 256, 256), False),
     "max2d_k3s2p1_cl": ("F.max_pool2d(x, 3, 2, 1)", (32, 64, 256, 256), True),
@@ -44,10 +45,16 @@ LAYERS = {
     "suffix_sum_mid": ("torch.flip(torch.cumsum(torch.flip(x, [1]), 1), [1])",
                        (16, 4096, 1024), False),
     "cumsum_short_rows": ("torch.cumsum(x, -1)", (262144, 64), False),
+    "prelu_nchw": ("torch.where(x > 0, x, x * y)", (64, 128, 56, 56), False, (1, 128, 1, 1)),
+    "bias_gelu_nchw": ("F.gelu(x + y)", (32, 256, 28, 28), False, (1, 256, 1, 1)),
+    "rowscale_3d": ("x * y", (64, 512, 1024), False, (64, 1, 1024)),
 }
-POOL_SWEEP = [dict(BLOCK=b, num_warps=w)
-              for b, w in itertools.product((128, 256, 512, 1024, 2048), (1, 2, 4, 8))
-              if 1 <= b // (32 * w) <= 16]
+POOL_SWEEP = [dict(BLOCK=b, num_warps=w, FASTDIV=f)
+              for (b, w), f in itertools.product(((128, 2), (256, 4), (256, 8), (512, 4),
+                                                  (512, 8), (1024, 8)), (True, False))]
+POINTWISE_SWEEP = [dict(BLOCK=b, num_warps=w, FASTDIV=f)
+                   for (b, w), f in itertools.product(((512, 4), (1024, 4), (2048, 8)),
+                                                      (True, False))]
 SCAN_ROW_SWEEP = [dict(BLOCK_K=k, BLOCK_R=r, num_warps=w)
                   for (k, r), w in itertools.product(
                       ((1, 256), (1, 512), (1, 1024), (1, 2048), (2, 512), (4, 256)), (2, 4, 8))
@@ -65,12 +72,12 @@ import torch.nn.functional as F
 
 
 class Model(nn.Module):
-    def forward(self, x):
+    def forward(self, x, y=None):
         return {body}
 
 
 def get_inputs():
-    return [torch.randn({shape})]
+    return [torch.randn({shape})]{extra}
 
 
 def get_init_inputs():
@@ -78,9 +85,12 @@ def get_init_inputs():
 """
 
 
-def _module(name: str, body: str, shape: tuple[int, ...], work: Path):
+def _module(name: str, body: str, shape: tuple[int, ...], yshape: tuple[int, ...] | None,
+            work: Path):
     path = work / f"{name}.py"
-    path.write_text(textwrap.dedent(PROBLEM.format(body=body, shape=", ".join(map(str, shape)))))
+    extra = f" + [torch.randn({', '.join(map(str, yshape))})]" if yshape else ""
+    path.write_text(textwrap.dedent(PROBLEM.format(body=body, shape=", ".join(map(str, shape)),
+                                                   extra=extra)))
     gen = generate(path, GenerateOptions(out_dir=work / "out", device="cuda", judge=False,
                                          build=False, choose=False, tune=None))
     spec = importlib.util.spec_from_file_location(f"kc_{name}", gen.module_path)
@@ -91,27 +101,28 @@ def _module(name: str, body: str, shape: tuple[int, ...], work: Path):
 
 
 def run_layer(name: str, body: str, shape: tuple[int, ...], cl: bool, work: Path, timed,
-              emit, sweep: bool) -> None:
-    gen, mod = _module(name, body, shape, work)
+              emit, sweep: bool, yshape: tuple[int, ...] | None = None) -> None:
+    gen, mod = _module(name, body, shape, yshape, work)
     torch.manual_seed(0)
     x = torch.randn(shape, device="cuda")
     if cl:
         x = x.contiguous(memory_format=torch.channels_last if x.dim() == 4
                          else torch.channels_last_3d)
+    xs = (x,) if yshape is None else (x, torch.randn(yshape, device="cuda"))
     model = mod.Model().cuda()
     ours = mod.ModelNew().cuda()
-    ref = model(x)
-    ref64 = model(x.double())
-    nbytes = 4 * (x.numel() + ref.numel())
+    ref = model(*xs)
+    ref64 = model(*(t.double() for t in xs))
+    nbytes = 4 * (sum(t.numel() for t in xs) + ref.numel())
     kinds = [g.kind for g in gen.plan.groups if g.kind != "glue"]
     base = dict(layer=name, body=body, shape=list(shape), channels_last=cl, kinds=kinds,
                 mbytes=nbytes / 1e6)
 
     def row(impl: str, fn, **extra) -> float | None:
         try:
-            got = fn(x)
+            got = fn(*xs)
             chk = compare_one(0, got, ref, ref64, "fp32")
-            ms = timed(fn, (x,))
+            ms = timed(fn, xs)
             emit(base | dict(impl=impl, ms=ms, ok=chk.ok, rel_l2=chk.rel_l2,
                              roofline=nbytes / ms / 1e9 / ROOFLINE_TBS) | extra)
             return ms
@@ -130,8 +141,9 @@ def run_layer(name: str, body: str, shape: tuple[int, ...], cl: bool, work: Path
         g = next(g for g in gen.plan.groups if g.id == gid)
         wname = _rename(k.wrapper_name, 0)
         arch = mod._kc_arch(x.device)
-        if g.kind == "pool":
-            key, configs = (math.prod(ref.shape),), POOL_SWEEP
+        if g.kind in ("pool", "pointwise"):
+            key = (math.prod(ref.shape),)
+            configs = POOL_SWEEP if g.kind == "pool" else POINTWISE_SWEEP
         else:
             d = g.rdims[0]
             rows = math.prod(s for i, s in enumerate(shape) if i != d)
@@ -153,9 +165,10 @@ def main() -> None:
     args = ap.parse_args()
     emit, timed = recorder(args.out, args.budget_ms)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (body, shape, cl) in LAYERS.items():
+        for name, (body, shape, cl, *y) in LAYERS.items():
             if args.layers is None or name in args.layers:
-                run_layer(name, body, shape, cl, Path(tmp), timed, emit, args.sweep)
+                run_layer(name, body, shape, cl, Path(tmp), timed, emit, args.sweep,
+                          y[0] if y else None)
                 torch.cuda.empty_cache()
 
 

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from kernelcraft.codegen.runtime import (
     _kc_adaptive_window,
     _kc_channels_last,
+    _kc_magic,
     _kc_pool_size,
     _kc_pool_strides,
 )
@@ -187,3 +188,22 @@ def test_pool_kernels_cross_compile(write, tmp_path: Path) -> None:
     gen = generate(write("half.py", HALF), opts)
     assert {b["target"] for b in gen.builds} == {"sm_90", "gfx942"}
     assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
+
+
+def test_magic_division_is_exact() -> None:
+    """_kc_udiv's (m, s): n // d == ((n * m) >> 32) >> (s - 16) for every int32 n >= 0."""
+    import random
+
+    rng = random.Random(0)
+    divisors = [*range(1, 600), *(2**k + e for k in range(1, 31) for e in (-1, 0, 1)),
+                *(rng.randrange(2, 2**31) for _ in range(400))]
+    for d in divisors:
+        m, s = _kc_magic(d)
+        assert -(2**31) <= m < 2**31 and s != 1 and m != 1  # int32, never specialised to 1
+        mu = m & 0xFFFFFFFF
+        last = (2**31 - 1) // d * d
+        for n in [0, 1, d - 1, d, d + 1, last - 1, last, 2**31 - 1,
+                  *(rng.randrange(2**31) for _ in range(40))]:
+            if 0 <= n < 2**31:
+                q = n if d == 1 else (n * mu >> 32) >> (s - 16)
+                assert q == n // d, (n, d)

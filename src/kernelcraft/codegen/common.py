@@ -176,21 +176,31 @@ def _opt(v: Any, env: dict[fx.Node, str]) -> str | None:
 
 
 def decompose_lines(idx: str, prefix: str, size_prefix: str, rank: int, ndim_name: str,
-                    indent: str) -> list[str]:
+                    indent: str, fast: str | None = None) -> list[str]:
     """Split a linear index into per-dimension indices, innermost dimension last.
 
     Dimension d of ``rank`` exists when ``d >= rank - NDIM`` (shapes are padded in front);
-    the guards are compile-time so unused dimensions cost nothing.
+    the guards are compile-time so unused dimensions cost nothing, and the outermost
+    dimension takes what is left (no division). ``fast``: the name of a constexpr under
+    which each division is a multiply-high by ``{size}_m``, ``{size}_s`` (``_kc_udiv``).
     """
     lines = [f"{indent}_rem = {idx}"]
-    # one dimension (the common, contiguous case): no division at all
-    lines.append(f"{indent}if {ndim_name} == 1:")
-    lines.append(f"{indent}    {prefix}{rank - 1} = _rem")
-    lines.append(f"{indent}if {ndim_name} > 1:")
     for d in reversed(range(rank)):
-        lines.append(f"{indent}    if {ndim_name} > {rank - 1 - d}:")
-        lines.append(f"{indent}        {prefix}{d} = _rem % {size_prefix}{d}")
-        lines.append(f"{indent}        _rem = _rem // {size_prefix}{d}")
+        inner = rank - 1 - d  # dimensions inside d
+        size = f"{size_prefix}{d}"
+        lines.append(f"{indent}if {ndim_name} == {inner + 1}:")
+        lines.append(f"{indent}    {prefix}{d} = _rem")
+        lines.append(f"{indent}if {ndim_name} > {inner + 1}:")
+        slow = [f"{prefix}{d} = _rem % {size}", f"_rem = _rem // {size}"]
+        if fast is None:
+            lines += [f"{indent}    {x}" for x in slow]
+            continue
+        lines.append(f"{indent}    if {fast}:")
+        lines += [f"{indent}        {x}" for x in (
+            f"_q = _kc_udiv(_rem, {size}, {size}_m, {size}_s)",
+            f"{prefix}{d} = _rem - _q * {size}", "_rem = _q")]
+        lines.append(f"{indent}    else:")
+        lines += [f"{indent}        {x}" for x in slow]
     return lines
 
 

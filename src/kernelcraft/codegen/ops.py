@@ -246,6 +246,15 @@ def _kc_mul(a, b):
 
 
 @triton.jit
+def _kc_udiv(n, d, m, s):
+    # n // d for 0 <= n < 2**31 without a hardware division (about 20 instructions on a
+    # GPU; this is 3): the high half of n * m shifted, with (m, s) = _kc_magic(d) from
+    # the host (s is stored plus 16 so that no argument is ever the constant 1)
+    q = tl.umulhi(n.to(tl.uint32, bitcast=True), m.to(tl.uint32, bitcast=True)) >> (s - 16)
+    return tl.where(d == 1, n, q.to(tl.int32, bitcast=True))
+
+
+@triton.jit
 def _kc_trunc(x):
     return tl.where(x < 0, tl.ceil(x), tl.floor(x))
 '''

@@ -78,18 +78,22 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     sc_names = [f"sc{i}" for i in range(len(scalars))]
     params = in_names + src_names + gi_names + out_names + sc_names + ["numel"]
     params += [f"size{d}" for d in range(R)]
+    params += [f"size{d}_{x}" for d in range(R) for x in "ms"]  # _kc_magic of each size
     for nm in in_names + g_names + gi_names + out_names:
         params += [f"{nm}_st{d}" for d in range(R)]
     for i, n in enumerate(gathers):
         params += [f"{g_names[i]}_n{k}" for k in range(len(gather_dims(n)))]
         params += [f"{g_names[i]}_s{k}" for k in range(len(gather_dims(n)))]
-    params += ["NDIM: tl.constexpr", "BLOCK: tl.constexpr"]
+    params += ["NDIM: tl.constexpr", "IDX64: tl.constexpr", "FASTDIV: tl.constexpr",
+               "BLOCK: tl.constexpr"]
     body = [
-        "    pid = tl.program_id(0).to(tl.int64)",
+        "    pid = tl.program_id(0)",
+        "    if IDX64:",  # int64 index math only where an offset needs it
+        "        pid = pid.to(tl.int64)",
         "    lin = pid * BLOCK + tl.arange(0, BLOCK)",
         "    mask = lin < numel",
     ]
-    body += decompose_lines("lin", "i", "size", R, "NDIM", "    ")
+    body += decompose_lines("lin", "i", "size", R, "NDIM", "    ", fast="FASTDIV")
     env: dict[fx.Node, str] = {}
     for nm, a in zip(in_names, tensors, strict=True):
         body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
@@ -170,9 +174,13 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    if t is not None:")
     w.append("        block, warps = t['BLOCK'], t['num_warps']")
     w.append("    grid = (triton.cdiv(numel, block),)")
+    w.append("    far = _kc_far(views)")
+    w.append("    fast = not far and (t is None or t.get('FASTDIV', True))")
     args = in_names + src_names + gi_views + out_names + sc_names + ["numel", "*sizes"]
-    w.append(f"    {kname}[grid]({', '.join(args)}, *[s for st in strides for s in st], "
-             f"{''.join(e + ', ' for e in gextra)}NDIM=ndim, BLOCK=block, num_warps=warps)")
+    w.append(f"    {kname}[grid]({', '.join(args)}, *[v for s in sizes for v in _kc_magic(s)], "
+             "*[s for st in strides for s in st], "
+             f"{''.join(e + ', ' for e in gextra)}NDIM=ndim, IDX64=far, FASTDIV=fast, "
+             "BLOCK=block, num_warps=warps)")
     w.append(f"    return ({', '.join(out_names)},)")
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})
@@ -180,12 +188,13 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                 for j, t in enumerate(gather_indices(n))})
     sig.update({nm: ptr_type(o) for nm, o in zip(out_names, outs, strict=True)})
     sig.update({nm: scalar_type(a) for nm, a in zip(sc_names, scalars, strict=True)})
-    for p in params:
+    for p in params:  # sizes and strides as the launch passes them under 2**31
         if ":" not in p and p not in sig:
-            sig[p] = "i64"
+            sig[p] = "i32"
     return KernelSource(kname, wname, source, "\n".join(w),
                         tensors + index_only + sources + scalars, list(outs), cfg,
-                        signature=sig, constexprs={"NDIM": 2, "BLOCK": cfg["BLOCK"]},
+                        signature=sig, constexprs={"NDIM": 2, "IDX64": False,
+                                                   "FASTDIV": True, "BLOCK": cfg["BLOCK"]},
                         num_warps=cfg["num_warps"])
 
 

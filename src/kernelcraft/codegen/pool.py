@@ -258,8 +258,9 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     consts = [f"K{j}" for j in range(S) if static[j]]
     if not spec.adaptive:
         consts += [f"{c}{j}" for c in ("ST", "PD", "DL") for j in range(S)]
-    consts += ["CL", "IDX64", "BLOCK"]
+    consts += ["CL", "IDX64", "FASTDIV", "BLOCK"]
     params = P + E + OUT + SC + ["numel"] + lead + isz + osz
+    params += [f"{n}_{x}" for n in lead + osz for x in "ms"]  # _kc_magic of each size
     params += [f"{t}_s{d}" for t in P + E + OUT for d in range(rank)]
     params += [f"K{j}" for j in range(S) if not static[j]]  # passed by keyword
     params += [f"{c}: tl.constexpr" for c in consts]
@@ -274,11 +275,14 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
             "    mask = lin < numel",
             "    _r = lin"]
 
-    def peel(dims: list[tuple[str, str]], indent: str) -> list[str]:
+    def peel(dims: list[tuple[str, str]], indent: str, fast: bool) -> list[str]:
         lines = []
         for k, (idx, size) in enumerate(reversed(dims)):
             if k == len(dims) - 1:
                 lines.append(f"{indent}{idx} = _r")
+            elif fast:  # multiply-high by the host's magic number instead of dividing
+                lines += [f"{indent}_q = _kc_udiv(_r, {size}, {size}_m, {size}_s)",
+                          f"{indent}{idx} = _r - _q * {size}", f"{indent}_r = _q"]
             else:
                 lines += [f"{indent}{idx} = _r % {size}", f"{indent}_r = _r // {size}"]
         return lines
@@ -286,8 +290,9 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     rows = list(zip(li, lead, strict=True)) + list(zip(si, osz, strict=True))
     chans = ([(li[0], lead[0])] if L > 1 else []) + list(zip(si, osz, strict=True)) \
         + [(li[-1], lead[-1])]
-    body += ["    if CL:"] + peel(chans, "        ")
-    body += ["    else:"] + peel(rows, "        ")
+    for cond, dims in (("if CL:", chans), ("else:", rows)):
+        body += [f"    {cond}", "        if FASTDIV:"] + peel(dims, " " * 12, True)
+        body += ["        else:"] + peel(dims, " " * 12, False)
     for j in range(S):  # window bounds per dim
         if spec.adaptive:
             body += [f"    w{j} = (s{j} * I{j}) // O{j}",
@@ -424,10 +429,13 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
         kw_consts += [f"{c}{j}={v[j]}" for c, v in (("ST", spec.stride), ("PD", spec.padding),
                                                      ("DL", spec.dilation)) for j in range(S)]
     w += ["    grid = (triton.cdiv(numel, block),)",
+          "    far = _kc_far(views)",
+          "    fast = not far and (t is None or t.get('FASTDIV', True))",
           f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}numel, *oshape[:{L}], "
           "*isp, *osp,",
+          f"        *[v for n in (*oshape[:{L}], *osp) for v in _kc_magic(n)],",
           "        *[s for v in views for s in v.stride()],",
-          f"        {', '.join(kw_consts)}, CL=cl, IDX64=_kc_far(views), BLOCK=block, "
+          f"        {', '.join(kw_consts)}, CL=cl, IDX64=far, FASTDIV=fast, BLOCK=block, "
           "num_warps=warps)",
           f"    return ({rets},)"]
     wrapper = "\n".join(w)
@@ -439,7 +447,7 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     for p in params:
         if ":" not in p and p not in sig:
             sig[p] = "i32"
-    cexpr: dict[str, Any] = {"CL": False, "IDX64": False, "BLOCK": GPU_BLOCK}
+    cexpr: dict[str, Any] = {"CL": False, "IDX64": False, "FASTDIV": True, "BLOCK": GPU_BLOCK}
     cexpr.update({f"K{j}": spec.kernel[j] for j in range(S) if static[j]})
     if not spec.adaptive:
         cexpr.update({f"{c}{j}": v[j] for c, v in (("ST", spec.stride), ("PD", spec.padding),

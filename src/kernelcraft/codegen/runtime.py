@@ -109,6 +109,18 @@ def _kc_pool_size(size, k, s, p, d, ceil):
     return out
 
 
+def _kc_magic(d):
+    """(m, s) with n // d == (n * m) >> (32 + s - 16) for every 0 <= n < 2**31 (kernels
+    divide by runtime sizes through ``_kc_udiv``): with l = ceil(log2 d),
+    m = ceil(2**(31 + l) / d) < 2**32 and m * d - 2**(31 + l) < d <= 2**l, so the error
+    never reaches the next integer. m is returned as the int32 of its bits."""
+    if d <= 1:
+        return 0, 16
+    lg = (d - 1).bit_length()
+    m = -(-(1 << (31 + lg)) // d)
+    return (m - (1 << 32) if m >= 1 << 31 else m), lg - 1 + 16
+
+
 def _kc_adaptive_window(i, o):
     """The widest window of an adaptive pool from ``i`` to ``o`` positions."""
     return max(((k + 1) * i + o - 1) // o - (k * i) // o for k in range(o))
@@ -135,9 +147,11 @@ def _kc_pool_strides(shape, lead, cl):
 
 
 def _kc_far(views):
-    """Whether an offset into any of these tensors can pass 2**31 (int64 index math)."""
-    return any(v.numel() >= 2**31 - 1 or sum(
-        (n - 1) * abs(s) for n, s in zip(v.shape, v.stride(), strict=True)) >= 2**31 - 1
+    """Whether an offset into any of these tensors, or a block's index past the end, can
+    pass 2**31 (int64 index math); the margin covers the largest block."""
+    lim = 2**31 - 2**20
+    return any(v.numel() >= lim or sum(
+        (n - 1) * abs(s) for n, s in zip(v.shape, v.stride(), strict=True)) >= lim
         for v in views)
 
 
