@@ -207,3 +207,52 @@ def test_magic_division_is_exact() -> None:
             if 0 <= n < 2**31:
                 q = n if d == 1 else (n * mu >> 32) >> (s - 16)
                 assert q == n // d, (n, d)
+
+
+FASTDIV_CHECK = """
+import sys, torch
+from kernelcraft.problem import load_module
+mod = load_module(__import__("pathlib").Path(sys.argv[1]), "fastdiv")
+calls = []
+def tuned(name, dev, key):
+    calls.append(name)
+    return {"BLOCK": 256, "num_warps": 4, "FASTDIV": True}
+mod._kc_tuned = tuned
+torch.manual_seed(1)
+x, w, b = torch.randn(3, 7, 19, 23), torch.randn(1, 7, 1, 1), torch.randn(7, 1, 1)
+got, want = mod.ModelNew()(x, w, b), mod.Model()(x, w, b)
+assert len(calls) >= 3, calls
+for g, e in zip(got, want, strict=True):
+    torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5)
+print("ok")
+"""
+
+
+def test_magic_division_path_matches_eager(write, tmp_path: Path) -> None:
+    """FASTDIV (a tuning knob, off by default) computes the same windows and broadcasts
+    (run in a TRITON_INTERPRET=1 process: kernels are interpreted from their import)."""
+    import os
+    import subprocess
+    import sys
+
+    src = """
+        import torch, torch.nn as nn, torch.nn.functional as F
+
+        class Model(nn.Module):
+            def forward(self, x, w, b):
+                y = torch.relu(F.max_pool2d(x * w, 3, 2, 1) + b)
+                z = F.avg_pool3d(x.unsqueeze(1), 2, 1) * 0.5
+                return y, z, torch.where(x > 0, x, x * w)
+
+        def get_inputs():
+            return [torch.randn(3, 7, 19, 23), torch.randn(1, 7, 1, 1), torch.randn(7, 1, 1)]
+        def get_init_inputs(): return []
+    """
+    opts = GenerateOptions(out_dir=tmp_path / "out", device="cpu", judge=False, build=False,
+                           choose=False, tune=None)
+    gen = generate(write("fast.py", src), opts)
+    assert {g.kind for g in gen.plan.groups if g.id in gen.kernels} == {"pool", "pointwise"}
+    run = subprocess.run([sys.executable, "-c", FASTDIV_CHECK, str(gen.module_path)],
+                         env={**os.environ, "TRITON_INTERPRET": "1"}, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

@@ -114,7 +114,7 @@ def test_other_targets_take_configs_from_the_database(write, tmp_path):
     variant = build(problem, GenerateOptions(targets="gfx942"))
     (gid, k), = variant.kernels.items()
     g = next(g for g in variant.plan.groups if g.id == gid)
-    cfg = {"BLOCK": 256, "num_warps": 4}
+    cfg = {"BLOCK": 256, "num_warps": 4, "FASTDIV": False}
     assert space_for(k, "pointwise", resolve("gfx942")).valid(Config(cfg))
     with Database(tmp_path / "t.db") as db:
         wl = db.add_workload(signature(g, k, "pointwise"), "gfx942", "fp32", family="pointwise")
@@ -123,7 +123,8 @@ def test_other_targets_take_configs_from_the_database(write, tmp_path):
                            build=False, judge=False, db_path=tmp_path / "t.db")
     gen = generate(problem.path, opts)
     assert gen.tuned_from_db == {"gfx942": 1}
-    assert "'gfx942', (6000,)): {'BLOCK': 256, 'num_warps': 4}" in gen.module_path.read_text()
+    assert ("'gfx942', (6000,)): {'BLOCK': 256, 'FASTDIV': False, 'num_warps': 4}"
+            in gen.module_path.read_text())
 
 
 def test_runner_marks_wrong_and_crashing_configs():
@@ -217,7 +218,7 @@ def test_the_heuristic_config_is_kept_when_nothing_beats_it(write, tmp_path):
     gen = generate(write("small.py", SMALL), _opts(tmp_path, timer))
     (t,) = gen.tunings
     assert t.measured >= 8 and t.best_ms == t.default_ms == 0.5
-    assert t.config == {"BLOCK": 1024, "num_warps": 4}  # the heuristic's own pick
+    assert t.config == {"BLOCK": 1024, "num_warps": 4, "FASTDIV": False}  # the heuristic's
     with Database(tmp_path / "t.db") as db:
         (w,) = db.workloads()
         assert db.best(w["key"]).latency_ms == 0.5  # a database hit returns it too

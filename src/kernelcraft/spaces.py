@@ -136,7 +136,8 @@ def _pointwise(k: KernelSource, t: Target, family: str = "pointwise") -> Space:
     n = int(k.config["at"]["numel"])
     ctx = {"numel": n, "bytes": float(4 * n * (len(k.inputs) + len(k.outputs))),
            **_target_ctx(t)}
-    knobs = (PowerOfTwo("BLOCK", 64, 16384), Choice("num_warps", (1, 2, 4, 8, 16)))
+    knobs = (PowerOfTwo("BLOCK", 64, 16384), Choice("num_warps", (1, 2, 4, 8, 16)),
+             Choice("FASTDIV", (False, True)))
 
     def fits(c: Config) -> str | None:
         per_thread = c["BLOCK"] / (c["num_warps"] * t.warp_size)
@@ -148,7 +149,8 @@ def _pointwise(k: KernelSource, t: Target, family: str = "pointwise") -> Space:
             return "block larger than the problem"
         return None
 
-    default = {"BLOCK": k.config.get("BLOCK"), "num_warps": k.config.get("num_warps")}
+    default = {"BLOCK": k.config.get("BLOCK"), "num_warps": k.config.get("num_warps"),
+               "FASTDIV": False}
     return Space(family, knobs, (fits,), ctx, _default(knobs, default))
 
 
@@ -349,5 +351,7 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
             consts["PARTIAL"] = int(config.get("SPLIT", 1)) > 1
     else:
         consts["BLOCK"] = config["BLOCK"]
+        if "FASTDIV" in consts:  # pointwise and pool: as the wrapper launches it
+            consts["FASTDIV"] = bool(config.get("FASTDIV", False))
     spec["constexprs"] = consts
     return spec

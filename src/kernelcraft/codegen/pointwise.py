@@ -175,7 +175,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("        block, warps = t['BLOCK'], t['num_warps']")
     w.append("    grid = (triton.cdiv(numel, block),)")
     w.append("    far = _kc_far(views)")
-    w.append("    fast = not far and (t is None or t.get('FASTDIV', True))")
+    w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")
     args = in_names + src_names + gi_views + out_names + sc_names + ["numel", "*sizes"]
     w.append(f"    {kname}[grid]({', '.join(args)}, *[v for s in sizes for v in _kc_magic(s)], "
              "*[s for st in strides for s in st], "
@@ -194,7 +194,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     return KernelSource(kname, wname, source, "\n".join(w),
                         tensors + index_only + sources + scalars, list(outs), cfg,
                         signature=sig, constexprs={"NDIM": 2, "IDX64": False,
-                                                   "FASTDIV": True, "BLOCK": cfg["BLOCK"]},
+                                                   "FASTDIV": False, "BLOCK": cfg["BLOCK"]},
                         num_warps=cfg["num_warps"])
 
 

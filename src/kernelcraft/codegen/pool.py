@@ -430,7 +430,7 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
                                                      ("DL", spec.dilation)) for j in range(S)]
     w += ["    grid = (triton.cdiv(numel, block),)",
           "    far = _kc_far(views)",
-          "    fast = not far and (t is None or t.get('FASTDIV', True))",
+          "    fast = not far and t is not None and t.get('FASTDIV', False)",
           f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}numel, *oshape[:{L}], "
           "*isp, *osp,",
           f"        *[v for n in (*oshape[:{L}], *osp) for v in _kc_magic(n)],",
@@ -447,7 +447,7 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
     for p in params:
         if ":" not in p and p not in sig:
             sig[p] = "i32"
-    cexpr: dict[str, Any] = {"CL": False, "IDX64": False, "FASTDIV": True, "BLOCK": GPU_BLOCK}
+    cexpr: dict[str, Any] = {"CL": False, "IDX64": False, "FASTDIV": False, "BLOCK": GPU_BLOCK}
     cexpr.update({f"K{j}": spec.kernel[j] for j in range(S) if static[j]})
     if not spec.adaptive:
         cexpr.update({f"{c}{j}": v[j] for c, v in (("ST", spec.stride), ("PD", spec.padding),
