@@ -200,17 +200,49 @@ def gather_indices(n: fx.Node) -> list[fx.Node]:
     return [a for a in n.args[1] if a is not None]
 
 
+_PIECE_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def piecewise_load(n: Any) -> bool:
+    """``cat`` and ``constant_pad_nd`` over tensors read from memory: each element of the
+    result is a load from one source (or the pad value), chosen by its index on one dim."""
+    if not isinstance(n, fx.Node) or n.op != "call_function":
+        return False
+    name = op_name(n.target)
+    if name == "cat":
+        srcs, out = n.args[0], val(n)
+        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+        return (isinstance(srcs, (list, tuple)) and len(srcs) >= 1 and isinstance(dim, int)
+                and out.dtype in _PIECE_DTYPES and out.dim() >= 1
+                and all(is_tensor_node(t) and val(t).dtype == out.dtype
+                        and val(t).dim() == out.dim() for t in srcs))
+    if name == "constant_pad_nd":
+        x, pad = n.args[0], n.args[1]
+        value = n.args[2] if len(n.args) > 2 else n.kwargs.get("value", 0)
+        return (is_tensor_node(x) and val(x).dtype in _PIECE_DTYPES
+                and isinstance(pad, (list, tuple)) and all(isinstance(p, int) for p in pad)
+                and len(pad) % 2 == 0 and len(pad) // 2 <= val(x).dim()
+                and isinstance(value, (int, float)))
+    return False
+
+
+def is_load(n: Any) -> bool:
+    """Nodes the pointwise template reads from memory by index: gathers, cat, padding."""
+    return gather_dims(n) is not None or piecewise_load(n)
+
+
 def _has_gather(g: Group) -> bool:
-    return any(gather_dims(m) is not None for m in g.nodes)
+    return any(is_load(m) for m in g.nodes)
 
 
 def _gather_safe(groups: list[Group]) -> bool:
-    """Whether these groups may become one kernel: a gather's source and index tensors stay
-    outside it (the kernel reads them from memory), and only pointwise kernels gather."""
+    """Whether these groups may become one kernel: a gather's (or cat's, or padding's)
+    sources and index tensors stay outside it (the kernel reads them from memory), and only
+    pointwise kernels gather."""
     members = {m for g in groups for m in g.nodes}
     for g in groups:
         for m in g.nodes:
-            if gather_dims(m) is None:
+            if not is_load(m):
                 continue
             if groups[0].kind != "pointwise":
                 return False
@@ -275,7 +307,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             if g is not None and g.kind == "pool" and g.anchor is n.args[0]:
                 join(g, n)  # the values of a max pool (its indices are not used)
                 continue
-        if gather_dims(n) is not None:  # a load of the pointwise template
+        if is_load(n):  # a load of the pointwise template
             new("pointwise", n, domain=shape_key(value.shape))
             continue
         if name == "squeeze":

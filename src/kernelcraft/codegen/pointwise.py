@@ -9,6 +9,11 @@ Gathers (``aten.index`` with integer index tensors over adjacent dims: ``x[idx]`
 source is viewed over the domain with stride 0 on the gathered dims (the wrapper's
 ``as_strided``), and each element adds ``index * stride`` of the dims it gathers, with
 negative indices wrapped as PyTorch does.
+
+``cat`` and ``constant_pad_nd`` of tensors in memory are loads too: the element's index on
+the concatenated (padded) dim, taken from its linear index, picks the source (or the pad
+value), and the source is read through its own strides over the domain shifted by where it
+starts, so the concatenated or padded tensor is never written.
 """
 
 from __future__ import annotations
@@ -31,7 +36,16 @@ from kernelcraft.codegen.common import (
     var,
 )
 from kernelcraft.codegen.ops import op_name
-from kernelcraft.plan import Group, gather_dims, gather_indices, hint, is_tensor_node, val
+from kernelcraft.plan import (
+    Group,
+    gather_dims,
+    gather_indices,
+    hint,
+    is_load,
+    is_tensor_node,
+    piecewise_load,
+    val,
+)
 
 
 def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSource:
@@ -53,10 +67,15 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for n in gathers:
         if n.args[0] not in sources:
             sources.append(n.args[0])
+    pieces = [n for n in g.nodes if piecewise_load(n)]
+    piece_src = [list(n.args[0]) if op_name(n.target) == "cat" else [n.args[0]] for n in pieces]
+    for n, srcs in zip(pieces, piece_src, strict=True):
+        if any(t in members for t in srcs):
+            raise NotImplementedError(f"{n.name} reads a value of its own kernel")
     elementwise = {a for m in g.nodes for a in _elementwise_inputs(m) if a not in members}
     tensors = [a for a in g.inputs if is_tensor_node(a) and a in elementwise]
     scalars = [a for a in g.inputs if not is_tensor_node(a)]
-    if not tensors and not gathers:
+    if not tensors and not gathers and not pieces:
         raise NotImplementedError("a pointwise group without tensor inputs")
     outs = g.outputs
     # index tensors: wrapper arguments (unless also elementwise operands), each viewed over
@@ -66,6 +85,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         for t in gather_indices(n):
             if t not in tensors and t not in index_only:
                 index_only.append(t)
+    pc_names = [f"pc{i}s{k}" for i, srcs in enumerate(piece_src) for k in range(len(srcs))]
     in_names = [f"in{i}" for i in range(len(tensors))]
     ix_names = [f"ix{i}" for i in range(len(index_only))]
     src_names = [f"src{i}" for i in range(len(sources))]
@@ -76,14 +96,21 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                 for k in range(len(gather_dims(n)))]
     out_names = [f"out{i}" for i in range(len(outs))]
     sc_names = [f"sc{i}" for i in range(len(scalars))]
-    params = in_names + src_names + gi_names + out_names + sc_names + ["numel"]
+    params = in_names + src_names + gi_names + pc_names + out_names + sc_names + ["numel"]
     params += [f"size{d}" for d in range(R)]
     params += [f"size{d}_{x}" for d in range(R) for x in "ms"]  # _kc_magic of each size
-    for nm in in_names + g_names + gi_names + out_names:
+    for nm in in_names + g_names + gi_names + pc_names + out_names:
         params += [f"{nm}_st{d}" for d in range(R)]
     for i, n in enumerate(gathers):
         params += [f"{g_names[i]}_n{k}" for k in range(len(gather_dims(n)))]
         params += [f"{g_names[i]}_s{k}" for k in range(len(gather_dims(n)))]
+    for i, n in enumerate(pieces):  # per piecewise dim: elements inside it, its size
+        dims = _piece_dims(n)
+        params += [f"pc{i}_in{j}" for j in range(len(dims))]
+        params += [f"pc{i}_n{j}" for j in range(len(dims))]
+        for k in range(len(piece_src[i])):  # per source: its range on each dim, its shift
+            params += [f"pc{i}s{k}_{x}{j}" for j in range(len(dims)) for x in "be"]
+            params.append(f"pc{i}s{k}_sh")
     params += ["NDIM: tl.constexpr", "IDX64: tl.constexpr", "FASTDIV: tl.constexpr",
                "BLOCK: tl.constexpr"]
     body = [
@@ -103,7 +130,9 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for nm, a in zip(sc_names, scalars, strict=True):
         env[a] = nm
     for n in g.nodes:
-        if n in gathers:
+        if n in pieces:
+            body += _piece_lines(n, pieces.index(n), len(piece_src[pieces.index(n)]), R)
+        elif n in gathers:
             nm = g_names[gathers.index(n)]
             body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
             for k in range(len(gather_dims(n))):
@@ -127,9 +156,19 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
 
     # ---- wrapper
     domain_arg = "shape"
-    w = [f"def {wname}({', '.join(in_names + ix_names + src_names + sc_names)}):"]
-    w.append(f"    dev = {(in_names + src_names)[0]}.device")
+    pc_args = [f"pa{i}" for i in range(len({t for srcs in piece_src for t in srcs}))]
+    pc_arg: dict[fx.Node, str] = {}
+    for srcs in piece_src:
+        for t in srcs:
+            pc_arg.setdefault(t, pc_args[len(pc_arg)])
+    args_in = in_names + ix_names + src_names + pc_args + sc_names
+    w = [f"def {wname}({', '.join(args_in)}):"]
+    w.append(f"    dev = {(in_names + src_names + pc_args)[0]}.device")
     shapes = [n + ".shape" for n in in_names]
+    pextra: list[str] = []
+    for i, n in enumerate(pieces):
+        w += _piece_wrapper(n, i, [pc_arg[t] for t in piece_src[i]])
+        shapes.append(f"pshape{i}")
     for i, n in enumerate(gathers):  # the gather's own shape: source dims around the indices'
         first, k = gather_dims(n)[0], len(gather_dims(n))
         idx = [arg[t] for t in gather_indices(n)]
@@ -160,7 +199,13 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             w.append(f"    gi{i}k{j} = {arg[t]}.expand(gb{i}).reshape(tuple(gb{i}) + {trail})"
                      f".expand({domain_arg})")
             gi_views.append(f"gi{i}k{j}")
-    views += gi_views + out_names
+    pviews = []
+    for i, srcs in enumerate(piece_src):  # each source over the domain, its own strides
+        for t in srcs:
+            pviews.append(f"torch.empty_strided({domain_arg}, {pc_arg[t]}.stride(), "
+                          "device='meta')")
+        pextra.append(f"*_kc_piece_dims({domain_arg}, {_piece_dims(pieces[i])!r}), *pc{i}")
+    views += gi_views + pviews + out_names
     w.append(f"    views = [{', '.join(views)}]")
     w.append("    numel = 1")
     w.append(f"    for s in {domain_arg}:")
@@ -176,23 +221,27 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    grid = (triton.cdiv(numel, block),)")
     w.append("    far = _kc_far(views)")
     w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")
-    args = in_names + src_names + gi_views + out_names + sc_names + ["numel", "*sizes"]
+    pc_ptrs = [pc_arg[t] for srcs in piece_src for t in srcs]
+    args = in_names + src_names + gi_views + pc_ptrs + out_names + sc_names + ["numel", "*sizes"]
     w.append(f"    {kname}[grid]({', '.join(args)}, *[v for s in sizes for v in _kc_magic(s)], "
              "*[s for st in strides for s in st], "
-             f"{''.join(e + ', ' for e in gextra)}NDIM=ndim, IDX64=far, FASTDIV=fast, "
-             "BLOCK=block, num_warps=warps)")
+             f"{''.join(e + ', ' for e in gextra + pextra)}NDIM=ndim, IDX64=far, "
+             "FASTDIV=fast, BLOCK=block, num_warps=warps)")
     w.append(f"    return ({', '.join(out_names)},)")
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})
     sig.update({f"gi{i}k{j}": ptr_type(t) for i, n in enumerate(gathers)
                 for j, t in enumerate(gather_indices(n))})
+    sig.update({nm: ptr_type(t) for nm, t in zip(
+        pc_names, [t for srcs in piece_src for t in srcs], strict=True)})
     sig.update({nm: ptr_type(o) for nm, o in zip(out_names, outs, strict=True)})
     sig.update({nm: scalar_type(a) for nm, a in zip(sc_names, scalars, strict=True)})
     for p in params:  # sizes and strides as the launch passes them under 2**31
         if ":" not in p and p not in sig:
             sig[p] = "i32"
+    piece_args = list(pc_arg)
     return KernelSource(kname, wname, source, "\n".join(w),
-                        tensors + index_only + sources + scalars, list(outs), cfg,
+                        tensors + index_only + sources + piece_args + scalars, list(outs), cfg,
                         signature=sig, constexprs={"NDIM": 2, "IDX64": False,
                                                    "FASTDIV": False, "BLOCK": cfg["BLOCK"]},
                         num_warps=cfg["num_warps"])
@@ -200,6 +249,64 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
 
 def _elementwise_inputs(n: fx.Node) -> list[fx.Node]:
     """The inputs read at the element's own position (a gather's source is not one)."""
-    if gather_dims(n) is not None:  # its index tensors have views of their own
+    if is_load(n):  # its sources (and index tensors) have views of their own
         return []
     return list(n.all_input_nodes)
+
+
+def _piece_dims(n: fx.Node) -> list[int]:
+    """The dims whose index picks a cat's source, or a padding's inside from its border."""
+    rank = val(n).dim()
+    if op_name(n.target) == "cat":
+        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+        return [dim % rank]
+    pad = n.args[1]
+    return [rank - 1 - q for q in range(len(pad) // 2) if pad[2 * q] or pad[2 * q + 1]]
+
+
+def _piece_lines(n: fx.Node, i: int, nsrc: int, rank: int) -> list[str]:
+    """Kernel lines of piecewise load ``i``: pick the source by the element's index on the
+    piece's dims, load it shifted to where it starts (masked), else 0 or the pad value."""
+    dims = _piece_dims(n)
+    cdt = compute_dtype(n)
+    out = var(n)
+    lines = [f"    pc{i}_ix{j} = (lin // pc{i}_in{j}) % pc{i}_n{j}" for j in range(len(dims))]
+    if op_name(n.target) == "cat":
+        fill = "0.0"
+    else:
+        value = n.args[2] if len(n.args) > 2 else n.kwargs.get("value", 0)
+        fill = repr(float(value))
+    lines.append(f"    {out} = tl.full([BLOCK], {fill}, {cdt})")
+    for k in range(nsrc):
+        nm = f"pc{i}s{k}"
+        ok = " & ".join(f"(pc{i}_ix{j} >= {nm}_b{j}) & (pc{i}_ix{j} < {nm}_e{j})"
+                        for j in range(len(dims))) or "mask"
+        lines += offset_lines(f"{nm}_off", "i", f"{nm}_st", rank, "NDIM", "lin * 0", "    ")
+        lines.append(f"    {nm}_ok = {ok}")
+        lines.append(f"    {out} = tl.where({nm}_ok, tl.load({nm} + {nm}_off - {nm}_sh, "
+                     f"mask=mask & {nm}_ok, other=0).to({cdt}), {out})")
+    return lines
+
+
+def _piece_wrapper(n: fx.Node, i: int, srcs: list[str]) -> list[str]:
+    """Wrapper lines of piecewise load ``i``: its shape (``pshape{i}``) and per source the
+    begin and end of its range on each piece dim and its offset shift (``pc{i}``)."""
+    dims = _piece_dims(n)
+    rank = val(n).dim()
+    if op_name(n.target) == "cat":
+        d = dims[0]
+        return [f"    pc{i}_src = [{', '.join(srcs)}]",
+                f"    pshape{i} = list(pc{i}_src[0].shape)",
+                f"    pshape{i}[{d}] = sum(t.shape[{d}] for t in pc{i}_src)",
+                f"    pc{i}, _b = [], 0",
+                f"    for t in pc{i}_src:",
+                f"        pc{i} += [_b, _b + t.shape[{d}], _b * t.stride({d})]",
+                f"        _b += t.shape[{d}]"]
+    pad = list(n.args[1])
+    before = {rank - 1 - q: pad[2 * q] for q in range(len(pad) // 2)}
+    after = {rank - 1 - q: pad[2 * q + 1] for q in range(len(pad) // 2)}
+    x = srcs[0]
+    grow = [f"{x}.shape[{d}] + {before.get(d, 0) + after.get(d, 0)}" for d in range(rank)]
+    bes = [f"{before[d]}, {before[d]} + {x}.shape[{d}]" for d in dims]
+    shift = " + ".join(f"{before[d]} * {x}.stride({d})" for d in dims) or "0"
+    return [f"    pshape{i} = ({', '.join(grow)},)", f"    pc{i} = [{', '.join(bes + [shift])}]"]

@@ -109,6 +109,12 @@ def _kc_pool_size(size, k, s, p, d, ceil):
     return out
 
 
+def _kc_piece_dims(shape, dims):
+    """Elements inside each of ``dims`` of ``shape`` (row-major), then their sizes: a
+    pointwise kernel takes its index on a cat's or a padding's dim from the linear index."""
+    return [_kc_prod(shape[d + 1:]) for d in dims] + [shape[d] for d in dims]
+
+
 def _kc_magic(d):
     """(m, s) with n // d == (n * m) >> (32 + s - 16) for every 0 <= n < 2**31 (kernels
     divide by runtime sizes through ``_kc_udiv``): with l = ceil(log2 d),
