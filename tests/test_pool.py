@@ -256,3 +256,23 @@ def test_magic_division_path_matches_eager(write, tmp_path: Path) -> None:
                          env={**os.environ, "TRITON_INTERPRET": "1"}, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+def test_prologue_fusion_is_a_fusion_option() -> None:
+    """The ops feeding only a pool or a scan run inside it unless the tuner says not to."""
+    import torch.nn as nn
+
+    from kernelcraft.capture import capture
+    from kernelcraft.plan import FusionOptions, build_plan
+
+    class M(nn.Module):
+        def forward(self, x):
+            return F.max_pool2d(torch.tanh(x) * 2, 2), torch.cumsum(torch.exp(x), 1)
+
+    cap = capture(M(), [torch.randn(2, 3, 8, 8)], "m")
+    gm = cap.gm if hasattr(cap, "gm") else cap
+    fused = [g.describe() for g in build_plan(gm, FusionOptions()).groups if g.kind != "glue"]
+    assert fused == ["tanh, mul, max_pool2d_with_indices, getitem", "exp, cumsum"], fused
+    apart = build_plan(gm, FusionOptions(fuse_prologues=False)).groups
+    assert [g.kind for g in apart if g.kind != "glue"] == ["pointwise", "pool", "pointwise",
+                                                            "scan"]

@@ -44,6 +44,8 @@ class FusionOptions:
     fuse_pointwise: bool = True
     fuse_reductions: bool = True  # pre/post pointwise and sibling reductions into one kernel
     fuse_epilogues: bool = True  # pointwise ops after a matmul into its kernel
+    #: pointwise ops that feed only a pool or a scan recomputed inside it (never stored)
+    fuse_prologues: bool = True
     extern_ops: frozenset[str] = frozenset()  # ops forced to PyTorch
     #: convolutions through the implicit-GEMM template, with the pointwise ops on their
     #: output as the epilogue: "always", "never" (cuDNN/MIOpen) or "auto": with a GPU to
@@ -435,18 +437,19 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
     return plan
 
 
-def _prologue_ok(g: Group, pool: fx.Node, opts: FusionOptions) -> bool:
-    """A pointwise group on the pool's input whose values only the pool reads becomes the
-    pool's prologue: recomputed at each tap, never stored."""
-    if not (opts.fuse_epilogues and g.kind == "pointwise" and not _has_gather(g)
-            and g.domain == shape_key(val(pool.args[0]).shape)):
+def _prologue_ok(g: Group, consumer: fx.Node, opts: FusionOptions) -> bool:
+    """A pointwise group on ``consumer``'s input (a pool, a scan, a flip before a scan)
+    whose values only ``consumer`` reads becomes its prologue: recomputed where it is read
+    (at each tap of a pool), never stored."""
+    if not (opts.fuse_prologues and g.kind == "pointwise" and not _has_gather(g)
+            and g.domain == shape_key(val(consumer.args[0]).shape)):
         return False
     members = set(g.nodes)
     for m in g.nodes:
         if shape_key(val(m).shape) != g.domain:
             return False
         for u in m.users:
-            if u not in members and u is not pool:
+            if u not in members and u is not consumer:
                 return False
     return True
 
