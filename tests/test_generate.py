@@ -521,3 +521,23 @@ def test_cat_and_constant_padding_are_pointwise_loads(write, tmp_path):
     opts.build = True
     gen = generate(write("catpad.py", CAT_PAD), opts)
     assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
+
+
+def test_gathers_share_their_index_loads(write, tmp_path):
+    """Bilinear upsampling's four gathers read two row and two column index tensors: the
+    kernel loads each once."""
+    src = """
+    import torch, torch.nn as nn, torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return F.interpolate(x, scale_factor=2, mode="bilinear").relu()
+
+    def get_inputs(): return [torch.randn(2, 3, 7, 6)]
+    def get_init_inputs(): return []
+    """
+    gen = generate(write("bilinear.py", src), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    (k,) = [k for gid, k in gen.kernels.items() if "index" in next(
+        g for g in gen.plan.groups if g.id == gid).describe()]
+    assert k.source.count("_v = tl.load(") == 4, k.source

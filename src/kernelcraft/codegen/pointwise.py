@@ -44,6 +44,7 @@ from kernelcraft.plan import (
     is_load,
     is_tensor_node,
     piecewise_load,
+    shape_key,
     val,
 )
 
@@ -92,8 +93,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     arg = dict(zip(tensors + index_only + sources, in_names + ix_names + src_names,
                    strict=True))
     g_names = [f"gx{i}" for i in range(len(gathers))]  # one strided view per gather
-    gi_names = [f"gi{i}k{k}" for i, n in enumerate(gathers)
-                for k in range(len(gather_dims(n)))]
+    # one view (and one load) per distinct index view: bilinear upsampling's four gathers
+    # share two row and two column index tensors
+    canon: dict[tuple[int, int], str] = {}
+    seen: dict[tuple[Any, ...], str] = {}
+    for i, n in enumerate(gathers):
+        for k in range(len(gather_dims(n))):
+            canon[(i, k)] = seen.setdefault(_index_view_key(n, k), f"gi{i}k{k}")
+    gi_names = list(dict.fromkeys(canon.values()))
     out_names = [f"out{i}" for i in range(len(outs))]
     sc_names = [f"sc{i}" for i in range(len(scalars))]
     params = in_names + src_names + gi_names + pc_names + out_names + sc_names + ["numel"]
@@ -129,6 +136,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         env[a] = var(a)
     for nm, a in zip(sc_names, scalars, strict=True):
         env[a] = nm
+    loaded: set[str] = set()
     for n in g.nodes:
         if n in pieces:
             body += _piece_lines(n, pieces.index(n), len(piece_src[pieces.index(n)]), R)
@@ -136,12 +144,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             nm = g_names[gathers.index(n)]
             body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
             for k in range(len(gather_dims(n))):
-                ix, gi = f"{nm}_i{k}", f"gi{gathers.index(n)}k{k}"
-                body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
-                                     "    ")
-                body.append(f"    {ix} = tl.load({gi} + {gi}_off, mask=mask, other=0)"
-                            ".to(tl.int64)")
-                body.append(f"    {ix} = tl.where({ix} < 0, {ix} + {nm}_n{k}, {ix})")
+                ix, gi = f"{nm}_i{k}", canon[(gathers.index(n), k)]
+                if gi not in loaded:
+                    loaded.add(gi)
+                    body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
+                                         "    ")
+                    body.append(f"    {gi}_v = tl.load({gi} + {gi}_off, mask=mask, other=0)"
+                                ".to(tl.int64)")
+                body.append(f"    {ix} = tl.where({gi}_v < 0, {gi}_v + {nm}_n{k}, {gi}_v)")
                 body.append(f"    {nm}_off += {ix} * {nm}_s{k}")
             src = src_names[sources.index(n.args[0])]
             body.append(f"    {var(n)} = tl.load({src} + {nm}_off, mask=mask, other=0)"
@@ -190,12 +200,15 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         gextra += [f"*{src}.shape[{first}:{first + k}]", f"*{src}.stride()[{first}:{first + k}]"]
         if op_name(n.target) == "gather":
             views.append(f"_kc_gather_view({src}, {first}, 1, gs{i}, {domain_arg}, True)")
-            w.append(f"    gi{i}k0 = {arg[n.args[2]]}.expand({domain_arg})")
-            gi_views.append(f"gi{i}k0")
+            if canon[(i, 0)] == f"gi{i}k0":
+                w.append(f"    gi{i}k0 = {arg[n.args[2]]}.expand({domain_arg})")
+                gi_views.append(f"gi{i}k0")
             continue
         views.append(f"_kc_gather_view({src}, {first}, {k}, gs{i}, {domain_arg})")
         trail = f"(1,) * ({src}.dim() - {first + k})"
         for j, t in enumerate(gather_indices(n)):
+            if canon[(i, j)] != f"gi{i}k{j}":
+                continue  # the same view as an earlier gather's
             w.append(f"    gi{i}k{j} = {arg[t]}.expand(gb{i}).reshape(tuple(gb{i}) + {trail})"
                      f".expand({domain_arg})")
             gi_views.append(f"gi{i}k{j}")
@@ -231,7 +244,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})
     sig.update({f"gi{i}k{j}": ptr_type(t) for i, n in enumerate(gathers)
-                for j, t in enumerate(gather_indices(n))})
+                for j, t in enumerate(gather_indices(n)) if canon[(i, j)] == f"gi{i}k{j}"})
     sig.update({nm: ptr_type(t) for nm, t in zip(
         pc_names, [t for srcs in piece_src for t in srcs], strict=True)})
     sig.update({nm: ptr_type(o) for nm, o in zip(out_names, outs, strict=True)})
@@ -245,6 +258,15 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                         signature=sig, constexprs={"NDIM": 2, "IDX64": False,
                                                    "FASTDIV": False, "BLOCK": cfg["BLOCK"]},
                         num_warps=cfg["num_warps"])
+
+
+def _index_view_key(n: fx.Node, k: int) -> tuple[Any, ...]:
+    """What the view of gather ``n``'s k-th index tensor over the domain depends on: the
+    tensor, the gather's kind and dims, the source's rank and all its index shapes (they
+    broadcast together). Equal keys, equal views."""
+    idx = gather_indices(n)
+    return (idx[k], op_name(n.target) == "gather", gather_dims(n), val(n.args[0]).dim(),
+            tuple(shape_key(val(t).shape) for t in idx))
 
 
 def _elementwise_inputs(n: fx.Node) -> list[fx.Node]:
