@@ -149,8 +149,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                     loaded.add(gi)
                     body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
                                          "    ")
-                    body.append(f"    {gi}_v = tl.load({gi} + {gi}_off, mask=mask, other=0)"
-                                ".to(tl.int64)")
+                    # int32 offsets unless one can pass 2**31 (an index is below its
+                    # dim's size, or the program is wrong)
+                    body += ["    if IDX64:",
+                             f"        {gi}_v = tl.load({gi} + {gi}_off, mask=mask, other=0)"
+                             ".to(tl.int64)",
+                             "    else:",
+                             f"        {gi}_v = tl.load({gi} + {gi}_off, mask=mask, other=0)"
+                             ".to(tl.int32)"]
                 body.append(f"    {ix} = tl.where({gi}_v < 0, {gi}_v + {nm}_n{k}, {gi}_v)")
                 body.append(f"    {nm}_off += {ix} * {nm}_s{k}")
             src = src_names[sources.index(n.args[0])]
