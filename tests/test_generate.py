@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 import torch
@@ -543,3 +544,38 @@ def test_gathers_share_their_index_loads(write, tmp_path):
     import re
 
     assert len(set(re.findall(r"(gi\d+k\d+)_v = tl.load\(", k.source))) == 4, k.source
+
+
+def test_same_problem_again_is_served_from_the_database(write, tmp_path):
+    """With the module store on (the command line's default), generating the same problem
+    with the same options and database again is one lookup; any change is a new module."""
+    from kernelcraft.db import Database
+    from kernelcraft.tune import TuneOptions
+
+    db = tmp_path / "t.db"
+    opts = _opts(tmp_path, db_path=db, cache=True, judge=False)
+    path = write("pw.py", POINTWISE)
+    first = generate(path, opts)
+    assert not first.cached and first.plan is not None
+    text = first.module_path.read_text()
+    again = generate(path, opts)
+    assert again.cached and again.plan is None and "capture+codegen" not in again.seconds
+    assert again.module_path.read_text() == text
+    assert "Served from the database" in again.report_path.read_text()
+    judged = generate(path, replace(opts, judge=True))  # the judge still runs on a hit
+    assert judged.cached and judged.judge.correct
+    assert "Judged again now: correct: yes" in judged.report_path.read_text()
+    # a retune, a changed problem, a new measurement: generated again
+    assert not generate(path, replace(opts, tune=TuneOptions(retune=True))).cached
+    path.write_text(path.read_text() + "\n# changed\n")
+    assert not generate(path, opts).cached
+    assert generate(path, opts).cached
+    with Database(db) as d:
+        wl = d.add_workload({"family": "pointwise", "ops": "x"}, "sm_90", "fp32")
+        d.add_record(wl, {"BLOCK": 256, "num_warps": 4}, "ok", 0.5)
+    assert not generate(path, opts).cached
+    # the library's default stores nothing
+    other = tmp_path / "other.db"
+    generate(path, _opts(tmp_path, db_path=other, judge=False))
+    assert not other.exists() or not Database(other).execute(
+        "SELECT count(*) FROM modules").fetchone()[0]

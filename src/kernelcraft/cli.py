@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("--retune", action="store_true",
                     help="search (and time kernel vs eager) even where the tuning database "
                          "has a result")
+    ge.add_argument("--no-cache", action="store_true",
+                    help="generate again even if the database holds a module for the same "
+                         "problem, options, GPU, toolchain and measurements")
     ge.add_argument("--conv-template", nargs="?", const="always", default="auto",
                     choices=["auto", "always", "never"],
                     help="convolutions (1-D to 3-D, grouped, transposed) through "
@@ -214,7 +217,7 @@ def cmd_generate(args: argparse.Namespace, console: Console) -> int:
     opts = GenerateOptions(targets=args.target, precision=args.precision, out_dir=args.out,
                            device=args.device, judge=not args.no_judge,
                            build=not args.no_build, timeout_s=args.timeout, tune=tune,
-                           db_path=args.db,
+                           db_path=args.db, cache=not (args.no_cache or args.retune),
                            fusion=FusionOptions(conv_template=args.conv_template))
     tuning = tune is not None and args.device != "cpu" and _cuda_available()
     if tuning:  # the tuner draws its own progress bars

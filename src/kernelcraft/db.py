@@ -31,7 +31,7 @@ from kernelcraft.errors import InputError
 
 STATUSES = ("ok", "wrong", "compile-error", "timeout", "crash", "pruned")
 SOURCES = ("measured", "ranked")
-SCHEMA_VERSION = 3  # 2: searches, 3: choices
+SCHEMA_VERSION = 4  # 2: searches, 3: choices, 4: modules
 BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
@@ -69,6 +69,13 @@ CREATE TABLE IF NOT EXISTS choices (
     key        TEXT PRIMARY KEY,
     choices    TEXT NOT NULL,
     versions   TEXT NOT NULL DEFAULT '{}',
+    created    REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS modules (
+    key        TEXT PRIMARY KEY,
+    problem    TEXT NOT NULL,
+    files      TEXT NOT NULL,
+    meta       TEXT NOT NULL DEFAULT '{}',
     created    REAL NOT NULL
 );
 """
@@ -370,6 +377,30 @@ class Database:
     def choices(self, key: str) -> list[dict[str, Any]] | None:
         row = self._conn.execute("SELECT choices FROM choices WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(row[0])
+
+    def save_module(self, key: str, problem: str, files: Mapping[str, str],
+                    meta: Mapping[str, Any]) -> None:
+        """A generated module's files (kernel.py, reports) under ``key`` (problem text,
+        options, GPU, toolchain, kernelcraft's code and this database's state), so that
+        generating the same problem again is one lookup."""
+        with self._write() as conn:
+            conn.execute("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?, ?)",
+                         (key, problem, json.dumps(dict(files)), _canonical(dict(meta)),
+                          time.time()))
+
+    def module(self, key: str) -> dict[str, Any] | None:
+        row = self._conn.execute("SELECT * FROM modules WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return {"problem": row["problem"], "files": json.loads(row["files"]),
+                "meta": json.loads(row["meta"]), "created": row["created"]}
+
+    def state(self) -> list[Any]:
+        """What a stored module depends on here: the newest record and choice (a new
+        measurement may change a config or a kernel-or-eager choice)."""
+        rec = self._conn.execute("SELECT max(id) FROM records").fetchone()[0]
+        cho = self._conn.execute("SELECT count(*), max(created) FROM choices").fetchone()
+        return [rec, *cho]
 
     def searched(self, workload: str) -> bool:
         return self._conn.execute("SELECT 1 FROM searches WHERE workload = ? LIMIT 1",

@@ -21,7 +21,6 @@ import torch
 
 from kernelcraft.capture import capture
 from kernelcraft.codegen.common import KernelSource
-from kernelcraft.codegen.conv_group import conv_mode
 from kernelcraft.errors import InputError
 from kernelcraft.export import Variant, emit_module, init_key, write_new
 from kernelcraft.measure import gpulock
@@ -50,6 +49,10 @@ class GenerateOptions:
     #: tuning (on a GPU, or with ``tune.timer``); None: heuristics, plus database hits
     tune: TuneOptions | None = field(default_factory=TuneOptions)
     db_path: Path | None = None  # tuning database (default: KERNELCRAFT_DB or the cache)
+    #: keep the module in the database and serve the same problem, options, GPU, toolchain
+    #: and database state from it (capture, codegen, tuning and builds skipped; the judge
+    #: still runs when asked); never with ``tune.retune``
+    cache: bool = False
 
     @property
     def database(self) -> Path | None:
@@ -74,10 +77,13 @@ class Generated:
     tuned_from_db: dict[str, int] = field(default_factory=dict)  # arch -> groups
     ranked: list[Any] = field(default_factory=list)  # configs chosen without hardware
     choices_from_db: bool = False  # the choices were measured by an earlier run
+    cached: str = ""  # served from the database: when the module was made
 
     @property
     def extern_reasons(self) -> dict[int, str]:
         """Groups running through PyTorch, with why (derived from the plan)."""
+        if self.plan is None:  # served from the database: no plan in this process
+            return {}
         return {g.id: g.reason for g in self.plan.groups if g.kind == "extern"}
 
 
@@ -135,6 +141,8 @@ def build(problem: Problem, opts: GenerateOptions, label: str = "") -> Variant:
         inputs = problem.template_inputs(0)
     inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in inputs]
     cap = capture(model, inputs, problem.name)
+    from kernelcraft.codegen.conv_group import conv_mode
+
     fusion = opts.fusion
     if conv_mode(fusion.conv_template) == "auto" and opts.choose and _gpu_present(opts):
         # every layer through the template: the kernel-or-library choice measures each
@@ -163,13 +171,19 @@ def variants_for(problem: Problem, opts: GenerateOptions) -> list[Variant]:
 
 
 def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
-    problem = load_problem(problem_path)
     targets = resolve_many(opts.targets)
     if opts.precision not in PRECISIONS:
         raise InputError(
             f"unknown precision {opts.precision!r}; choose from {', '.join(PRECISIONS)}"
         )
     clock = _Clock()
+    key = module_key(problem_path, opts, targets) if opts.cache and not (
+        opts.tune is not None and opts.tune.retune) else None
+    if key is not None:  # the same text loaded and passed the problem checks before
+        hit = _from_database(Path(problem_path), key, opts, targets, clock)
+        if hit is not None:
+            return hit
+    problem = load_problem(problem_path)
     variants = variants_for(problem, opts)
     clock.lap("capture+codegen")
     main = variants[0]
@@ -215,7 +229,103 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
     gen.report_path = out / "report.md"
     write_new(gen.report_path, report)
     write_new(out / "report.json", json.dumps(_report_json(gen, opts), indent=2, default=str))
+    if key is not None:  # keyed by the database as this run leaves it (records, choices)
+        _to_database(gen, module_key(problem_path, opts, targets), opts, out)
     return gen
+
+
+_CACHED_FILES = ("kernel.py", "report.md", "report.json")
+
+
+def _code_hash() -> str:
+    """kernelcraft's own source: a stored module is only as good as the code that made it."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def module_key(problem_path: str | Path, opts: GenerateOptions, targets: list[Target]) -> str:
+    """What a generated module depends on: the problem's text, the options that shape the
+    module, the GPU it was measured on, the toolchain, kernelcraft's code and the state of
+    the database (a new measurement may change a config or a choice)."""
+    from kernelcraft.db import Database, _canonical, default_path, toolchain_versions
+
+    path = Path(opts.database) if opts.database else default_path()
+    state = [None, 0, None]  # an empty database's
+    if path.exists():
+        with Database(path) as db:
+            state = db.state()
+    gpu = torch.cuda.get_device_name() if _gpu_present(opts) else "cpu"
+    t = opts.tune
+    fusion = asdict(opts.fusion)
+    fusion["extern_ops"] = sorted(fusion["extern_ops"])
+    text = _canonical({
+        "problem": Path(problem_path).read_text(), "targets": [x.key for x in targets],
+        "precision": opts.precision, "fusion": fusion, "build": opts.build,
+        "choose": opts.choose, "tune": None if t is None else [str(t.effort), t.budget,
+                                                               t.strategy],
+        "gpu": gpu, "versions": toolchain_versions(), "code": _code_hash(), "db": state})
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _from_database(problem_path: Path, key: str, opts: GenerateOptions,
+                   targets: list[Target], clock: _Clock) -> Generated | None:
+    """The stored module for ``key``, written to the output directory and judged again if
+    asked; None when there is none. ``problem`` stays None: nothing is built from it."""
+    from kernelcraft.db import Database, default_path
+
+    path = Path(opts.database) if opts.database else default_path()
+    if not path.exists():
+        return None
+    with Database(path) as db:
+        entry = db.module(key)
+    if entry is None:
+        return None
+    out = Path(opts.out_dir) / problem_path.stem
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in entry["files"].items():
+        write_new(out / name, text)
+    made = _dt.datetime.fromtimestamp(entry["created"], _dt.UTC).isoformat(timespec="seconds")
+    gen = Generated(None, None, {}, out / "kernel.py", targets=targets,  # type: ignore[arg-type]
+                    cached=made)
+    clock.lap("database")
+    note = ["", "## Served from the database", "",
+            f"Same problem, options, GPU, toolchain, kernelcraft and database as the run of "
+            f"{made}: its module and report above, nothing captured, tuned or built again."]
+    if opts.judge:
+        from kernelcraft.measure.judge import JudgeOptions, judge_files
+
+        meta = entry["meta"]
+        gen.judge = judge_files(gen.module_path, problem_path, JudgeOptions(
+            device=opts.device, precision=opts.precision, timeout_s=opts.timeout_s,
+            min_launches=int(meta.get("min_launches", 1)),
+            kernel_outputs=bool(meta.get("kernel_outputs", True)), target=None))
+        clock.lap("judge")
+        note += ["", f"Judged again now: correct: {'yes' if gen.judge.correct else 'no'}"
+                 + ("" if gen.judge.correct else f" ({gen.judge.reason}: {gen.judge.detail})")]
+    gen.seconds = clock.laps
+    gen.report_path = out / "report.md"
+    write_new(gen.report_path, entry["files"].get("report.md", "") + "\n".join(note) + "\n")
+    return gen
+
+
+def _to_database(gen: Generated, key: str, opts: GenerateOptions, out: Path) -> None:
+    """Store the module and its reports under ``key`` (see ``module_key``)."""
+    from kernelcraft.db import Database
+
+    files = {n: (out / n).read_text() for n in _CACHED_FILES if (out / n).exists()}
+    meta = {"min_launches": min(len(v.kernels) for v in gen.variants),
+            "kernel_outputs": _kernel_outputs(gen)}
+    try:
+        with Database(opts.database) as db:
+            db.save_module(key, gen.problem.name, files, meta)
+    except Exception as exc:  # the store is a convenience: a module is never lost to it
+        import warnings
+
+        warnings.warn(f"kernelcraft: module not stored in the database: {exc}", stacklevel=2)
 
 
 class _Clock:
@@ -376,23 +486,27 @@ def choose_paths(problem: Problem, main: Variant, module_path: Path,
     return choices
 
 
-def judge_generated(gen: Generated, opts: GenerateOptions) -> Any:
-    from kernelcraft.measure.judge import JudgeOptions, judge_files
-
-    outputs_by_kernels = True
+def _kernel_outputs(gen: Generated) -> bool:
+    """Whether every output of every variant is written by a generated kernel."""
     for v in gen.variants:
         for n in v.plan.graph.nodes:
             if n.op == "output":
                 for a in n.all_input_nodes:
                     g = v.plan.group_of.get(a)
                     if g is None or g.id not in v.kernels:
-                        outputs_by_kernels = False
+                        return False
+    return True
+
+
+def judge_generated(gen: Generated, opts: GenerateOptions) -> Any:
+    from kernelcraft.measure.judge import JudgeOptions, judge_files
+
     jopts = JudgeOptions(
         device=opts.device,
         precision=opts.precision,
         timeout_s=opts.timeout_s,
         min_launches=min(len(v.kernels) for v in gen.variants),
-        kernel_outputs=outputs_by_kernels,
+        kernel_outputs=_kernel_outputs(gen),
         target=None,
     )
     return judge_files(gen.module_path, gen.problem.path, jopts)
