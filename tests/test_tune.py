@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 from kernelcraft.db import Database
 from kernelcraft.generate import GenerateOptions, generate
@@ -60,7 +61,8 @@ def _opts(tmp_path, timer, **kw):
 def test_tuning_finds_a_faster_config_and_the_second_run_is_a_database_hit(write, tmp_path):
     calls: list = []
     problem = write("small.py", SMALL)
-    gen = generate(problem, _opts(tmp_path, make_timer(calls), build=True))
+    gen = generate(problem, replace(_opts(tmp_path, make_timer(calls), build=True),
+                                    cache=True))
     (t,) = gen.tunings
     assert t.source == "searched" and t.measured >= 8
     assert t.best_ms < t.default_ms  # the heuristic's 1024/4 is not the optimum
@@ -81,6 +83,13 @@ def test_tuning_finds_a_faster_config_and_the_second_run_is_a_database_hit(write
     assert again.tunings[0].source == "database" and not calls  # nothing measured
     assert again.tunings[0].config == t.config
     assert time.monotonic() - start < 30
+    # the whole module from the database (its convergence plot too), nothing measured
+    hit = generate(problem, replace(_opts(tmp_path, make_timer(calls), build=True),
+                                    cache=True, out_dir=tmp_path / "o2"))
+    assert hit.cached and not calls
+    assert hit.module_path.read_text() == text
+    assert (hit.module_path.parent / "tuning.png").read_bytes() == (
+        gen.module_path.parent / "tuning.png").read_bytes()
 
 
 def test_failing_configs_are_recorded_and_never_chosen(write, tmp_path):

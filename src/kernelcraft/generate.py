@@ -6,6 +6,7 @@ a template cannot take becomes extern, with the reason) -> export -> judge.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import datetime as _dt
 import hashlib
@@ -287,7 +288,10 @@ def _from_database(problem_path: Path, key: str, opts: GenerateOptions,
     out = Path(opts.out_dir) / problem_path.stem
     out.mkdir(parents=True, exist_ok=True)
     for name, text in entry["files"].items():
-        write_new(out / name, text)
+        if name.endswith(".b64"):  # the convergence plot
+            (out / name[:-4]).write_bytes(base64.b64decode(text))
+        else:
+            write_new(out / name, text)
     made = _dt.datetime.fromtimestamp(entry["created"], _dt.UTC).isoformat(timespec="seconds")
     gen = Generated(None, None, {}, out / "kernel.py", targets=targets,  # type: ignore[arg-type]
                     cached=made)
@@ -317,6 +321,8 @@ def _to_database(gen: Generated, key: str, opts: GenerateOptions, out: Path) -> 
     from kernelcraft.db import Database
 
     files = {n: (out / n).read_text() for n in _CACHED_FILES if (out / n).exists()}
+    if (out / "tuning.png").exists() and gen.tunings:  # this run's plot, not an old one
+        files["tuning.png.b64"] = base64.b64encode((out / "tuning.png").read_bytes()).decode()
     meta = {"min_launches": min(len(v.kernels) for v in gen.variants),
             "kernel_outputs": _kernel_outputs(gen)}
     try:
