@@ -69,6 +69,16 @@ class _Op:
     view: str  # wrapper expression of the view
 
 
+@dataclass(frozen=True)
+class _Pair:
+    """A second reduction folded into its partner's pass (see ``_online_pair``)."""
+
+    mode: str  # softmax | var
+    partner: fx.Node  # amax(source) | mean(source)
+    source: fx.Node  # what both reduce
+    shift: fx.Node  # softmax: the reduced value subtracted before exp (partner or f(partner))
+
+
 @dataclass
 class _Analysis:
     ctx: dict[fx.Node, str] = field(default_factory=dict)  # member -> full | keep | drop
@@ -77,6 +87,14 @@ class _Analysis:
     reds: list[fx.Node] = field(default_factory=list)
     npasses: int = 1
     pass_nodes: dict[int, list[fx.Node]] = field(default_factory=dict)  # full nodes per pass
+    online: dict[fx.Node, _Pair] = field(default_factory=dict)
+
+    def source(self, r: fx.Node) -> fx.Node:
+        """What reduction ``r`` folds in its pass: its input, or an online pair's source."""
+        return self.online[r].source if r in self.online else r.args[0]
+
+    def mode(self, r: fx.Node) -> str:
+        return self.online[r].mode if r in self.online else ""
 
 
 def _fail(msg: str) -> None:
@@ -108,6 +126,10 @@ def _analyse(g: Group) -> _Analysis:
             if not an.ctx[n]:
                 _fail(f"{n.name}: reduction result shape {s} is not a kept shape")
             an.ready[n] = an.need[x] if x in members else 1
+            pair = _online_pair(n, members, an)
+            if pair is not None:  # folded in its partner's pass (one read fewer)
+                an.online[n] = pair
+                an.ready[n] = an.ready[pair.partner]
             an.reds.append(n)
             continue
         if s == dom:
@@ -144,7 +166,7 @@ def _analyse(g: Group) -> _Analysis:
     an.npasses = max([an.ready[r] for r in an.reds] + [an.need[o] for o in full_outs])
     # full-context nodes each pass computes: reduction inputs and outputs stored there
     for p in range(1, an.npasses + 1):
-        roots = [r.args[0] for r in an.reds if an.ready[r] == p and r.args[0] in members]
+        roots = [an.source(r) for r in an.reds if an.ready[r] == p and an.source(r) in members]
         roots += [o for o in full_outs if an.need[o] == p]
         todo, seen = list(roots), set()
         while todo:
@@ -155,6 +177,61 @@ def _analyse(g: Group) -> _Analysis:
             todo += [a for a in n.all_input_nodes if a in members and an.ctx[a] == "full"]
         an.pass_nodes[p] = [n for n in g.nodes if n in seen]
     return an
+
+
+def _online_pair(r: fx.Node, members: set[fx.Node], an: _Analysis) -> _Pair | None:
+    """How ``r`` can be folded in its partner's pass, if it can.
+
+    Two second-pass reductions have exact one-pass forms, so a long row is read once
+    for both instead of once each:
+    - ``sum(exp(a - c))`` with ``c`` the row maximum ``amax(a)`` or a function of it only
+      (logsumexp's finite maximum) ("softmax"): lanes keep a running maximum and a sum
+      rescaled whenever it grows (the online softmax), brought to ``c`` at the end;
+    - ``sum|mean((a - mean(a))**2)`` ("var"): count, mean and squared deviations of each
+      chunk, merged by Chan's parallel formula (no cancellation, unlike sum(a*a)).
+    """
+    kind, x = op_name(r.target), r.args[0]
+    if kind not in ("sum", "mean") or x not in members or an.ctx.get(x) != "full":
+        return None
+    xk = op_name(x.target)
+    if xk == "exp" and kind == "sum" and len(x.args) == 1:
+        mode, d, partner_kind = "softmax", x.args[0], "amax"
+    elif (xk == "mul" and len(x.args) == 2 and x.args[0] is x.args[1]) or (
+            xk == "pow" and len(x.args) == 2 and x.args[1] == 2):
+        mode, d, partner_kind = "var", x.args[0], "mean"
+    else:
+        return None
+    if (not isinstance(d, fx.Node) or d not in members or op_name(d.target) != "sub"
+            or len(d.args) != 2 or d.kwargs.get("alpha", 1) != 1):
+        return None
+    a, c = d.args
+    if not isinstance(c, fx.Node) or c not in members or an.ctx[c] == "full":
+        return None
+    m = c if c in an.reds else None
+    if m is None and mode == "softmax":  # a function of one reduction: that is the partner
+        reds = _reductions_under(c, members, an)
+        m = reds[0] if len(reds) == 1 and an.ready[c] == an.ready[reds[0]] else None
+    if (m is None or m in an.online or op_name(m.target) != partner_kind or m.args[0] is not a
+            or not isinstance(a, fx.Node) or val(a).dtype != torch.float32
+            or val(x).dtype != torch.float32):
+        return None
+    return _Pair(mode, m, a, c)
+
+
+def _reductions_under(n: fx.Node, members: set[fx.Node], an: _Analysis) -> list[fx.Node]:
+    """The group's reductions a reduced-context node depends on (through reduced nodes)."""
+    found: list[fx.Node] = []
+    todo, seen = [n], set()
+    while todo:
+        x = todo.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if x in an.reds:
+            found.append(x)
+            continue
+        todo += [a for a in x.all_input_nodes if a in members]
+    return found
 
 
 def _decompose(idx: str, prefix: str, sizes: str, ndim: str, rem: str,
@@ -236,8 +313,8 @@ class _Gen:
             if n not in needed:
                 continue
             if n in an.reds:
-                if n.args[0] not in members:
-                    uses[n.args[0]].add("full")
+                if an.source(n) not in members:
+                    uses[an.source(n)].add("full")
                 continue
             for a in n.all_input_nodes:
                 if a in uses:
@@ -325,7 +402,7 @@ class _Gen:
         params = [self.in_name[a] for a in self.tensors] + [self.out_name[o] for o in self.outs]
         if self.split:
             for r in self.an.reds:
-                params.append(f"ws_{r.name}")
+                params += [f"ws_{r.name}{w}" for w in _ws_suffixes(r, self.an)]
                 if op_name(r.target) in ("argmax", "argmin"):
                     params.append(f"wsi_{r.name}")
         params += [self.sc_name[a] for a in self.scalars] + ["K", "R"]
@@ -358,6 +435,7 @@ class _Gen:
                 body.append(f"    x_{op.name} = tl.load({op.ptr} + koff_{op.name}, "
                             "mask=rmask, other=0)")
         self.red_val: dict[fx.Node, str] = {}
+        self.early: set[fx.Node] = set()  # reduced nodes emitted ahead of their level
         return body
 
     def _combine_kernel(self, params: list[str]) -> str:
@@ -374,10 +452,12 @@ class _Gen:
                             f"other={REDUCTIONS[kind]})")
                 body.append(f"    acci_{nm} = tl.load(wsi_{nm} + rows * SPLIT + s, mask=smask, "
                             "other=-1)")
+            elif self.an.mode(r) == "var":
+                body += _merge_var_partials(nm, where, "    ")
             else:
                 other = "0" if _int_sum(r) else REDUCTIONS[kind]
                 body.append(f"    acc_{nm} = tl.load({where}, mask=smask, other={other})")
-            body += _finish(r, "    ")
+            body += self._finish(r, "    ")
             self.red_val[r] = f"v_{nm}"
         body += self._reduced_after(1, "    ")
         return ("@triton.jit\ndef " + self.kname + "_combine(" + ", ".join(params) + "):\n"
@@ -399,11 +479,28 @@ class _Gen:
         env = {a: self._operand(a, ctx, vals, sfx) for a in n.all_input_nodes}
         return _rhs(lower_pointwise(n, env))
 
+    def _finish(self, r: fx.Node, ind: str) -> list[str]:
+        """``r``'s value per row; an online sum first needs its shift (and what that needs)."""
+        lines: list[str] = []
+        pair = self.an.online.get(r)
+        if pair is not None and pair.mode == "softmax" and pair.shift not in self.red_val:
+            for n in self.g.nodes:  # the shift's reduced-context ancestors, in order
+                if n in self.early or n in self.an.reds or self.an.ctx[n] == "full":
+                    continue
+                if n is pair.shift or n in _ancestors(pair.shift, self.members):
+                    v = f"v_{n.name}"
+                    lines.append(f"{ind}{v} = {self._lower(n, self.an.ctx[n], {}, '')}")
+                    self.red_val[n] = v
+                    self.early.add(n)
+        shift = self.red_val[pair.shift] if pair is not None and pair.mode == "softmax" else ""
+        return lines + _finish(r, ind, pair, shift)
+
     def _reduced_after(self, level: int, ind: str, store: bool = True) -> list[str]:
         """Reduced-context nodes computable once pass ``level`` is done, and their stores."""
         an, lines = self.an, []
         for n in self.g.nodes:
-            if an.ctx[n] == "full" or n in an.reds or an.ready[n] != level:
+            if (an.ctx[n] == "full" or n in an.reds or an.ready[n] != level
+                    or n in self.early):
                 continue
             v = f"v_{n.name}"
             lines.append(f"{ind}{v} = {self._lower(n, an.ctx[n], {}, '')}")
@@ -418,6 +515,8 @@ class _Gen:
     def _passes(self, one: bool, ind: str) -> list[str]:
         """All passes, either looped over R chunks or (``one``) on a single resident tile."""
         an, lines = self.an, []
+        self.early = set()  # each branch (one chunk, looped) emits its own
+        self.red_val = {n: v for n, v in self.red_val.items() if an.ready.get(n, 0) == 0}
         vals: dict[fx.Node, str] = {}  # full values kept across passes (one chunk only)
         loaded: set[str] = set()
         inner = ind if one else ind + "    "
@@ -432,7 +531,7 @@ class _Gen:
             lines.append(f"{ind}# pass {p}: " + ", ".join(what + [f"store {o.name}"
                                                                    for o in stores]))
             for r in reds:
-                lines += _acc_init(r, ind)
+                lines += _acc_init(r, ind, an.online.get(r))
             if not one:
                 vals = {}
                 loaded = set()
@@ -446,7 +545,8 @@ class _Gen:
             ins: list[fx.Node] = []
             for n in nodes:
                 ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
-            ins += [r.args[0] for r in reds if r.args[0] in self.in_name and r.args[0] not in ins]
+            ins += [an.source(r) for r in reds
+                    if an.source(r) in self.in_name and an.source(r) not in ins]
             for a in ins:
                 op = self.op_of[(a, "full")]
                 if op.name in loaded:
@@ -460,10 +560,13 @@ class _Gen:
                 v = f"v_{n.name}{sfx}"
                 lines.append(f"{inner}{v} = {self._lower(n, 'full', vals, sfx)}")
                 vals[n] = v
-            for r in reds:
-                x = r.args[0]
+            # an online sum reads its partner's running maximum before that is updated
+            for r in sorted(reds, key=lambda r: an.mode(r) != "softmax"):
+                x = an.source(r)
                 xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
-                lines += _accumulate(r, f"{xv}.to({_acc_dtype(r)})", sfx, inner)
+                end = "R" if one or not self.split else "r_hi"
+                lines += _accumulate(r, f"{xv}.to({_acc_dtype(r)})", sfx, inner,
+                                     an.online.get(r), end)
             for o in stores:
                 op = self.op_of[(o, "out")]
                 lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
@@ -474,11 +577,11 @@ class _Gen:
             if self.split and not one:
                 lines.append(f"{ind}if PARTIAL:")
                 for r in reds:
-                    lines += _partial(r, ind + "    ")
+                    lines += _partial(r, ind + "    ", an.online.get(r))
                 lines.append(f"{ind}else:")
                 tail = ind + "    "
             for r in reds:
-                lines += _finish(r, tail)
+                lines += self._finish(r, tail)
                 self.red_val[r] = f"v_{r.name}"
             lines += self._reduced_after(p, tail)
         return lines
@@ -533,7 +636,8 @@ class _Gen:
             ws = []
             for r in self.an.reds:
                 wdt = "torch.int64" if _int_sum(r) else "torch.float32"
-                ws.append(f"torch.empty((K, split), device=dev, dtype={wdt})")
+                ws += [f"torch.empty((K, split), device=dev, dtype={wdt})"
+                       for _ in _ws_suffixes(r, self.an)]
                 if op_name(r.target) in ("argmax", "argmin"):
                     ws.append("torch.empty((K, split), device=dev, dtype=torch.int64)")
             first = in_name[self.tensors[0]]
@@ -554,7 +658,26 @@ class _Gen:
         return "\n".join(w)
 
 
-def _acc_init(r: fx.Node, ind: str) -> list[str]:
+def _ancestors(n: fx.Node, members: set[fx.Node]) -> set[fx.Node]:
+    out: set[fx.Node] = set()
+    todo = [a for a in n.all_input_nodes if a in members]
+    while todo:
+        x = todo.pop()
+        if x not in out:
+            out.add(x)
+            todo += [a for a in x.all_input_nodes if a in members]
+    return out
+
+
+def _ws_suffixes(r: fx.Node, an: _Analysis) -> list[str]:
+    """Workspaces of ``r``'s split partials: Chan's merge needs count and mean beside M2."""
+    return ["", "_n", "_mu"] if an.mode(r) == "var" else [""]
+
+
+def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
+    if online is not None and online.mode == "var":  # per row: count, mean, squared deviations
+        return [f"{ind}{v}_{r.name} = tl.zeros([BLOCK_K, 1], tl.float32)"
+                for v in ("n", "mu", "acc")]
     kind = op_name(r.target)
     if kind in ("argmax", "argmin"):
         return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
@@ -575,10 +698,13 @@ def _acc_dtype(r: fx.Node) -> str:
     return "tl.int64" if _int_sum(r) else "tl.float32"
 
 
-def _accumulate(r: fx.Node, x: str, sfx: str, ind: str) -> list[str]:
+def _accumulate(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair | None = None,
+                end: str = "R") -> list[str]:
     """Fold one chunk into the lane accumulators (padded lanes keep their value)."""
     kind = op_name(r.target)
     m = f"mask{sfx}"
+    if online is not None:
+        return _accumulate_online(r, x, sfx, ind, online, end)
     if kind in ("sum", "mean"):
         zero = "0" if _int_sum(r) else "0.0"
         return [f"{ind}acc_{r.name} = acc_{r.name} + tl.where({m}, {x}, {zero})"]
@@ -603,10 +729,68 @@ def _accumulate(r: fx.Node, x: str, sfx: str, ind: str) -> list[str]:
     ]
 
 
-def _partial(r: fx.Node, ind: str) -> list[str]:
+def _safe_shift(v: str) -> str:
+    """A lane's shift: its running maximum, or 0 where that is infinite (as logsumexp does)."""
+    return f"tl.where(tl.abs({v}) == float('inf'), 0.0, {v})"
+
+
+def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair,
+                       end: str) -> list[str]:
+    """One chunk of an online pair's second reduction (see ``_online_pair``)."""
+    m, nm = f"mask{sfx}", r.name
+    if online.mode == "softmax":  # lanes: sum of exp(x - shift of the running maximum)
+        old = f"acc_{online.partner.name}"
+        return [
+            f"{ind}xo_{nm} = {x}",
+            f"{ind}mn_{nm} = tl.where({m} & ~(({old} > xo_{nm}) | ({old} != {old})), "
+            f"xo_{nm}, {old})",
+            f"{ind}ms_{nm} = {_safe_shift(f'mn_{nm}')}",
+            f"{ind}acc_{nm} = acc_{nm} * tl.where({old} == float('-inf'), 0.0, "
+            f"tl.exp({_safe_shift(old)} - ms_{nm})) + "
+            f"tl.where({m}, tl.exp(xo_{nm} - ms_{nm}), 0.0)",
+        ]
+    # rows: this chunk's count, mean and squared deviations, merged into the running ones
+    start = "0" if sfx == "_1" else f"r0{sfx}"
+    return [
+        f"{ind}xo_{nm} = tl.where({m}, {x}, 0.0)",
+        f"{ind}cn_{nm} = tl.maximum(tl.minimum({end} - {start}, BLOCK_R), 1).to(tl.float32)",
+        f"{ind}cmu_{nm} = tl.sum(xo_{nm}, axis=1)[:, None] / cn_{nm}",
+        f"{ind}cd_{nm} = tl.where({m}, xo_{nm} - cmu_{nm}, 0.0)",
+        f"{ind}nn_{nm} = n_{nm} + cn_{nm}",
+        f"{ind}dl_{nm} = cmu_{nm} - mu_{nm}",
+        f"{ind}mu_{nm} = mu_{nm} + dl_{nm} * (cn_{nm} / nn_{nm})",
+        f"{ind}acc_{nm} = acc_{nm} + tl.sum(cd_{nm} * cd_{nm}, axis=1)[:, None] + "
+        f"dl_{nm} * dl_{nm} * (n_{nm} * cn_{nm} / nn_{nm})",
+        f"{ind}n_{nm} = nn_{nm}",
+    ]
+
+
+def _merge_var_partials(nm: str, where: str, ind: str) -> list[str]:
+    """Chan's merge of the splits' (count, mean, M2) of a variance pair, [BLOCK_K, 1]."""
+    w = where.replace(f"ws_{nm} ", f"ws_{nm}{{}} ")
+    return [
+        f"{ind}pn_{nm} = tl.load({w.format('_n')}, mask=smask, other=0.0)",
+        f"{ind}pmu_{nm} = tl.load({w.format('_mu')}, mask=smask, other=0.0)",
+        f"{ind}n_{nm} = tl.sum(pn_{nm}, axis=1)[:, None]",
+        f"{ind}mu_{nm} = tl.sum(pn_{nm} * pmu_{nm}, axis=1)[:, None] / tl.maximum(n_{nm}, 1.0)",
+        f"{ind}pd_{nm} = pmu_{nm} - mu_{nm}",
+        f"{ind}acc_{nm} = tl.sum(tl.load({w.format('')}, mask=smask, other=0.0) + "
+        f"pn_{nm} * pd_{nm} * pd_{nm}, axis=1)[:, None]",
+    ]
+
+
+def _partial(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
     """This program's partial result of ``r`` over its share of R, into the workspace."""
     kind, nm = op_name(r.target), r.name
     where = "rows * SPLIT + tl.program_id(1)"
+    if online is not None and online.mode == "var":
+        return [f"{ind}tl.store(ws_{nm}{w} + {where}, {v}_{nm}, mask=rmask)"
+                for w, v in (("", "acc"), ("_n", "n"), ("_mu", "mu"))]
+    if online is not None:  # the sum relative to this program's maximum (stored beside it)
+        shift = _safe_shift(f"v_{online.partner.name}")
+        return [ln.replace(f".to({tl_dtype(r)})", "")
+                for ln in _finish(r, ind, online, shift)] + [
+            f"{ind}tl.store(ws_{nm} + {where}, v_{nm}, mask=rmask)"]
     if kind in ("sum", "mean"):
         return [f"{ind}tl.store(ws_{nm} + {where}, tl.sum(acc_{nm}, axis=1)[:, None], "
                 "mask=rmask)"]
@@ -624,11 +808,17 @@ def _partial(r: fx.Node, ind: str) -> list[str]:
     ]
 
 
-def _finish(r: fx.Node, ind: str) -> list[str]:
+def _finish(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "") -> list[str]:
     """Lanes -> one value per row, [BLOCK_K, 1]; only builtin reductions (fast everywhere)."""
     kind = op_name(r.target)
     dt = tl_dtype(r)
     out, acc, nm = f"v_{r.name}", f"acc_{r.name}", r.name
+    if online is not None and online.mode == "var":
+        return [f"{ind}{out} = ({acc}{' / R' if kind == 'mean' else ''}).to({dt})"]
+    if online is not None:  # lanes (or splits, each with its maximum) brought to ``shift``
+        lm = f"acc_{online.partner.name}"
+        return [f"{ind}{out} = tl.sum(tl.where({lm} == float('-inf'), 0.0, {acc} * "
+                f"tl.exp({_safe_shift(lm)} - ({shift}))), axis=1)[:, None].to({dt})"]
     if kind == "sum":
         return [f"{ind}{out} = tl.sum({acc}, axis=1)[:, None].to({dt})"]
     if kind == "mean":
