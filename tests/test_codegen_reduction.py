@@ -169,13 +169,15 @@ ONLINE_PAIRS = """
 def test_online_pairs_fold_a_pass(write, tmp_path: Path) -> None:
     """sum(exp(x - max)) and sum((x - mean)**2) share their partner's pass, exactly.
 
-    Checked on long rows (looped and split over R) with infinities, NaN and a large
-    offset, where a naive one-pass variance (sum of squares) would cancel.
+    Checked on long rows (looped and split over R, one-pass and two-pass groups) with
+    infinities, NaN and a large offset, where a naive one-pass variance (sum of squares)
+    would cancel.
     """
     gen, kinds = _generate(write, tmp_path, "online_pairs", ONLINE_PAIRS)
     assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
     text = gen.module_path.read_text()
-    assert "_combine[" in text  # split over R
+    assert "_combine[" in text  # one-pass groups split over R
+    assert "_s2[" in text and "_c1[" in text  # two passes over few rows: each split
     assert "# pass 2: sum" not in text and "# pass 3" not in text
     # kernels launch under the interpreter only when it is on before triton is imported
     env = {**os.environ, "TRITON_INTERPRET": "1"}

@@ -270,7 +270,7 @@ def emit_reduction(g: Group, target: Any = None) -> KernelSource:
     gen = _Gen(g, an)
     source = gen.kernel()
     wrapper = gen.wrapper()
-    cfg: dict[str, Any] = {"template": "row", "passes": an.npasses, "splittable": gen.split,
+    cfg: dict[str, Any] = {"template": "row", "passes": an.npasses, "splittable": True,
                            **_policy()}
     cfg["at_capture_sizes"] = _capture_config(g, an, getattr(target, "sm_count", 132))
     notes = [f"{an.npasses} pass(es) over the reduced dims; a row that fits one chunk is "
@@ -357,6 +357,17 @@ class _Gen:
                 + "\n".join(body))
         if self.split:
             text += "\n\n\n" + self._combine_kernel(params)
+            return text
+        # several passes over few long rows: one launch per pass, R split over programs
+        mparams = self._params(multi=True)
+        for p in range(1, self.an.npasses + 1):
+            body = self._prologue()
+            body += self._reduced_after(0, "    ", store=p == 1)
+            body += self._passes(False, "    ", only=p)
+            text += (f"\n\n\n@triton.jit\ndef {self.kname}_s{p}(" + ", ".join(mparams) + "):\n"
+                     + "\n".join(body))
+            if any(self.an.ready[r] == p for r in self.an.reds):
+                text += "\n\n\n" + self._combine_kernel(mparams, p)
         return text
 
     @property
@@ -397,25 +408,29 @@ class _Gen:
             consts.update(PARTIAL=int(at.get("split", 1)) > 1, BLOCK_S=1)
         return consts
 
-    def _params(self) -> list[str]:
+    def _params(self, multi: bool = False) -> list[str]:
+        """The main kernel's parameters; ``multi``: those of a split pass and its combine."""
         R = MAX_RANK
+        split = self.split or multi
         params = [self.in_name[a] for a in self.tensors] + [self.out_name[o] for o in self.outs]
-        if self.split:
+        if split:
             for r in self.an.reds:
                 params += [f"ws_{r.name}{w}" for w in _ws_suffixes(r, self.an)]
                 if op_name(r.target) in ("argmax", "argmin"):
                     params.append(f"wsi_{r.name}")
+        if multi:
+            params += [f"rb_{r.name}" for r in self.an.reds]
         params += [self.sc_name[a] for a in self.scalars] + ["K", "R"]
         params += [f"ksize{d}" for d in range(R)] + [f"rsize{d}" for d in range(R)]
         for op in self.full_ops + self.red_ops:
             params += [f"{op.name}_ks{d}" for d in range(R)]
         for op in self.full_ops:
             params += [f"{op.name}_rs{d}" for d in range(R)]
-        if self.split:
+        if split:
             params += ["SPLIT", "RCHUNK"]
         params += ["KDIM: tl.constexpr", "RDIM: tl.constexpr", "BLOCK_K: tl.constexpr",
                    "BLOCK_R: tl.constexpr", "ONE_CHUNK: tl.constexpr"]
-        if self.split:
+        if split:
             params += ["PARTIAL: tl.constexpr", "BLOCK_S: tl.constexpr"]
         return params
 
@@ -438,13 +453,25 @@ class _Gen:
         self.early: set[fx.Node] = set()  # reduced nodes emitted ahead of their level
         return body
 
-    def _combine_kernel(self, params: list[str]) -> str:
-        """Partials [K, SPLIT] -> reduced values, then the reduced-context tail and stores."""
+    def _combine_kernel(self, params: list[str], p: int = 0) -> str:
+        """Partials [K, SPLIT] -> reduced values, then the reduced-context tail and stores.
+
+        ``p``: the combine of that pass of a split multi-pass group, which also keeps its
+        values in per-row buffers for the later passes.
+        """
         body = self._prologue()
         body += self._reduced_after(0, "    ", store=False)
+        prior = [r for r in self.an.reds if p and self.an.ready[r] < p]
+        for r in prior:
+            body.append(f"    v_{r.name} = tl.load(rb_{r.name} + rows, mask=rmask)")
+            self.red_val[r] = f"v_{r.name}"
+        for level in range(1, p):
+            body += self._reduced_after(level, "    ", store=False)
         body.append("    s = tl.arange(0, BLOCK_S)[None, :]")
         body.append("    smask = rmask & (s < SPLIT)")
         for r in self.an.reds:
+            if self.an.ready[r] != max(p, 1):
+                continue
             kind, nm = op_name(r.target), r.name
             where = f"ws_{nm} + rows * SPLIT + s"
             if kind in ("argmax", "argmin"):
@@ -459,9 +486,11 @@ class _Gen:
                 body.append(f"    acc_{nm} = tl.load({where}, mask=smask, other={other})")
             body += self._finish(r, "    ")
             self.red_val[r] = f"v_{nm}"
-        body += self._reduced_after(1, "    ")
-        return ("@triton.jit\ndef " + self.kname + "_combine(" + ", ".join(params) + "):\n"
-                + "\n".join(body))
+            if p:
+                body.append(f"    tl.store(rb_{nm} + rows, v_{nm}, mask=rmask)")
+        body += self._reduced_after(max(p, 1), "    ")
+        name = f"{self.kname}_c{p}" if p else f"{self.kname}_combine"
+        return f"@triton.jit\ndef {name}(" + ", ".join(params) + "):\n" + "\n".join(body)
 
     def _operand(self, a: fx.Node, ctx: str, vals: dict[fx.Node, str], sfx: str) -> str:
         if a in self.sc_name:
@@ -512,17 +541,31 @@ class _Gen:
                              f"{self.red_val[o]}.to({tl_dtype(o)}), mask=rmask)")
         return lines
 
-    def _passes(self, one: bool, ind: str) -> list[str]:
-        """All passes, either looped over R chunks or (``one``) on a single resident tile."""
+    def _passes(self, one: bool, ind: str, only: int = 0) -> list[str]:
+        """All passes, either looped over R chunks or (``one``) on a single resident tile.
+
+        ``only``: just that pass over this program's share of R, ending in partials; the
+        reductions of earlier passes come from the buffers their combine kernels wrote.
+        """
         an, lines = self.an, []
         self.early = set()  # each branch (one chunk, looped) emits its own
         self.red_val = {n: v for n, v in self.red_val.items() if an.ready.get(n, 0) == 0}
+        split = self.split or bool(only)
+        if only:
+            for r in an.reds:
+                if an.ready[r] < only:
+                    lines.append(f"{ind}v_{r.name} = tl.load(rb_{r.name} + rows, mask=rmask)")
+                    self.red_val[r] = f"v_{r.name}"
+            for level in range(1, only):
+                lines += self._reduced_after(level, ind, store=False)
         vals: dict[fx.Node, str] = {}  # full values kept across passes (one chunk only)
         loaded: set[str] = set()
         inner = ind if one else ind + "    "
         if one:
             lines += self._chunk_index("_1", "0", ind)
         for p in range(1, an.npasses + 1):
+            if only and p != only:
+                continue
             sfx = "_1" if one else f"_p{p}"
             reds = [r for r in an.reds if an.ready[r] == p]
             stores = [o for o in self.outs if an.ctx[o] == "full" and an.need[o] == p]
@@ -535,7 +578,7 @@ class _Gen:
             if not one:
                 vals = {}
                 loaded = set()
-                if self.split:  # this program's share of R (all of it unless split)
+                if split:  # this program's share of R (all of it unless split)
                     lines.append(f"{ind}r_lo = tl.program_id(1) * RCHUNK")
                     lines.append(f"{ind}r_hi = tl.minimum(r_lo + RCHUNK, R)")
                     lines.append(f"{ind}for r0{sfx} in range(r_lo, r_hi, BLOCK_R):")
@@ -564,7 +607,7 @@ class _Gen:
             for r in sorted(reds, key=lambda r: an.mode(r) != "softmax"):
                 x = an.source(r)
                 xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
-                end = "R" if one or not self.split else "r_hi"
+                end = "R" if one or not split else "r_hi"
                 lines += _accumulate(r, f"{xv}.to({_acc_dtype(r)})", sfx, inner,
                                      an.online.get(r), end)
             for o in stores:
@@ -573,6 +616,10 @@ class _Gen:
                                   f"(cols{sfx} * 0).to(tl.int64)", inner, ".to(tl.int64)")
                 lines.append(f"{inner}tl.store({op.ptr} + (koff_{op.name} + roff_{op.name}{sfx}),"
                              f" {vals[o]}.to({tl_dtype(o)}), mask=mask{sfx})")
+            if only:
+                for r in reds:
+                    lines += _partial(r, ind, an.online.get(r))
+                continue
             tail = ind
             if self.split and not one:
                 lines.append(f"{ind}if PARTIAL:")
@@ -626,8 +673,14 @@ class _Gen:
         kargs += ["*[s for st in kst for s in st]", "*[s for st in rst for s in st]"]
         common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br"
         if not self.split:
-            w.append(f"    {self.kname}[(triton.cdiv(K, bk),)]({', '.join(kargs)}, {common}, "
+            w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {_policy()!r})")
+            w.append("    if t is not None and 'SPLIT' in t:")
+            w.append("        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])")
+            w.append("    if split == 1:")
+            w.append(f"        {self.kname}[(triton.cdiv(K, bk),)]({', '.join(kargs)}, {common}, "
                      "BLOCK_K=bk, ONE_CHUNK=br >= R, num_warps=warps)")
+            w.append(f"        return {ret}")
+            w += self._split_passes_launch(kargs, common)
         else:
             # R split over several programs when the rows alone leave the GPU idle
             w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {_policy()!r})")
@@ -656,6 +709,31 @@ class _Gen:
                      "BLOCK_S=bs, num_warps=4)")
         w.append(f"    return {ret}")
         return "\n".join(w)
+
+    def _split_passes_launch(self, kargs: list[str], common: str) -> list[str]:
+        """Wrapper lines of a multi-pass group split over R: each pass, then its combine."""
+        ws, rb = [], []
+        for r in self.an.reds:
+            wdt = "torch.int64" if _int_sum(r) else "torch.float32"
+            ws += [f"torch.empty((K, split), device=dev, dtype={wdt})"
+                   for _ in _ws_suffixes(r, self.an)]
+            if op_name(r.target) in ("argmax", "argmin"):
+                ws.append("torch.empty((K, split), device=dev, dtype=torch.int64)")
+            rb.append(f"torch.empty((K,), device=dev, dtype={val(r).dtype})")
+        n_io = len(self.tensors) + len(self.outs)
+        margs = kargs[:n_io] + ["*ws", "*rb"] + kargs[n_io:]
+        w = [f"    ws = [{', '.join(ws)}]", f"    rb = [{', '.join(rb)}]",
+             "    bs = _kc_next_pow2(split)",
+             "    bk2 = max(1, min(_kc_next_pow2(K), 4096 // bs))"]
+        for p in range(1, self.an.npasses + 1):
+            w.append(f"    {self.kname}_s{p}[(triton.cdiv(K, bk), split)]({', '.join(margs)}, "
+                     f"split, rchunk, {common}, BLOCK_K=bk, ONE_CHUNK=False, PARTIAL=True, "
+                     "BLOCK_S=1, num_warps=warps)")
+            if any(self.an.ready[r] == p for r in self.an.reds):
+                w.append(f"    {self.kname}_c{p}[(triton.cdiv(K, bk2),)]({', '.join(margs)}, "
+                         f"split, rchunk, {common}, BLOCK_K=bk2, ONE_CHUNK=False, "
+                         "PARTIAL=False, BLOCK_S=bs, num_warps=4)")
+        return w
 
 
 def _ancestors(n: fx.Node, members: set[fx.Node]) -> set[fx.Node]:
@@ -889,9 +967,8 @@ def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
     kst = [[1 if (len(sizes) - 1) not in rd else 0]]
     rst = [[1 if (len(sizes) - 1) in rd else 0]]
     bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, _policy())
-    split = 1
-    if an.npasses == 1:  # the runtime asks the device for its SM count; here the target's
-        policy = {**_policy(), "CPU_SMS": sms}
-        split, _ = _kc_row_split(K, R, bk, br, SimpleNamespace(type="cpu"), policy)
+    # the runtime asks the device for its SM count; here the target's
+    policy = {**_policy(), "CPU_SMS": sms}
+    split, _ = _kc_row_split(K, R, bk, br, SimpleNamespace(type="cpu"), policy)
     return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
             "one_chunk": br >= R, "split": split}
