@@ -55,6 +55,9 @@ class FusionOptions:
     conv_template: str | bool = "auto"
     #: softmax(Q K^T) V through the flash-attention template (else bmm + softmax kernels)
     attention_template: bool = True
+    #: gathers moved below the pointwise ops feeding them (``rewrite.sink_gathers``: cross
+    #: entropy then never writes the whole log-softmax)
+    sink_gathers: bool = True
 
 
 @dataclass
@@ -259,6 +262,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
     from kernelcraft.codegen.scan import SCANS, is_flip_along, scan_dim, scan_supported
 
     opts = options or FusionOptions()
+    if opts.sink_gathers:
+        from kernelcraft.rewrite import sink_gathers
+
+        sink_gathers(gm)
     groups: list[Group] = []
     group_of: dict[fx.Node, Group] = {}
 

@@ -1,0 +1,100 @@
+"""Graph rewrites before planning: exact, local, and only where they save memory traffic.
+
+``sink_gathers``: ``gather(f(a, b), dim, idx)`` with ``f`` pointwise becomes
+``f(gather(a, dim, idx), b)`` when every operand of ``f`` either has ``f``'s full shape
+(gathered in turn) or is constant along ``dim`` (a per-row value such as a row maximum or a
+log-sum-exp). Cross entropy is the case in point: it gathers the target's entry of the
+whole log-softmax, which then has to be written out in full; after the rewrite only the
+row statistics and one logit per row are needed, so the logits are read once.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.fx as fx
+
+from kernelcraft.codegen.ops import is_pointwise, op_name
+from kernelcraft.plan import is_tensor_node, shape_key, val
+
+_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def sink_gathers(gm: fx.GraphModule) -> int:
+    """Move ``aten.gather`` below the pointwise ops that feed it; the number of moves."""
+    moved = 0
+    changed = True
+    while changed:
+        changed = False
+        for n in list(gm.graph.nodes):
+            if n.op == "call_function" and op_name(n.target) == "gather" and _sink(gm, n):
+                moved += 1
+                changed = True
+    if moved:
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+    return moved
+
+
+def _sink(gm: fx.GraphModule, g: fx.Node) -> bool:
+    if len(g.args) != 3 or g.kwargs.get("sparse_grad"):
+        return False
+    src, dim, idx = g.args
+    if (not isinstance(src, fx.Node) or src.op != "call_function" or not is_pointwise(src.target)
+            or not isinstance(dim, int) or not is_tensor_node(idx)
+            or not isinstance(val(src), torch.Tensor) or val(src).dtype not in _FLOATS):
+        return False
+    full = shape_key(val(src).shape)
+    ishape = shape_key(val(idx).shape)
+    rank = len(full)
+    if len(ishape) != rank or rank == 0:
+        return False
+    dim %= rank
+    plan: list[str] = []  # per tensor argument: "gather" or "keep"
+    for a in src.args:
+        if not is_tensor_node(a):
+            if isinstance(a, fx.Node | list | tuple):
+                return False
+            continue
+        s = shape_key(val(a).shape)
+        if s == full:
+            plan.append("gather")
+            continue
+        if len(s) > rank:
+            return False
+        s = ("1",) * (rank - len(s)) + s
+        for d in range(rank):
+            if s[d] == "1":
+                continue
+            # a value that varies along the gathered dim, or along a dim the index does not
+            # cover whole, cannot be broadcast against the gathered values
+            if d == dim or s[d] != full[d] or ishape[d] != full[d]:
+                return False
+        plan.append("keep")
+    if "gather" not in plan:
+        return False
+    graph = gm.graph
+    with graph.inserting_before(g):
+        new_args: list[object] = []
+        made: list[fx.Node] = []
+        it = iter(plan)
+        for a in src.args:
+            if not is_tensor_node(a):
+                new_args.append(a)
+                continue
+            if next(it) == "gather":
+                na = graph.call_function(g.target, (a, dim, idx), dict(g.kwargs))
+                na.meta["val"] = g.target(val(a), dim, val(idx), **g.kwargs)
+                new_args.append(na)
+                made.append(na)
+            else:
+                new_args.append(a)
+        out = graph.call_function(src.target, tuple(new_args), dict(src.kwargs))
+        vals = [val(a) if isinstance(a, fx.Node) else a for a in new_args]
+        out.meta["val"] = src.target(*vals, **src.kwargs)
+    if shape_key(val(out).shape) != shape_key(val(g).shape) or val(out).dtype != val(g).dtype:
+        for x in [out, *made]:  # a broadcast that would change the result: undo
+            graph.erase_node(x)
+        return False
+    g.replace_all_uses_with(out)
+    graph.erase_node(g)
+    return True
