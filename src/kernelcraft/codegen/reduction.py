@@ -19,10 +19,16 @@ Two variants share one kernel, chosen at launch:
 - ``ONE_CHUNK`` (BLOCK_R >= R): the rows stay resident; inputs are loaded once and full
   values computed once for all passes (softmax reads its input once, writes once);
 - looped: longer rows are loaded again in every pass (mostly from cache);
-- one-pass groups (sums, means, max, losses) may also split R over a second grid axis when
-  the rows alone would leave the GPU idle: each program writes partial results to a
-  [K, SPLIT] workspace and a small ``*_combine`` kernel finishes them and runs the
-  reduced-context tail (a loss over a whole tensor is no longer one program).
+- R may be split over a second grid axis when the rows alone would leave the GPU idle:
+  each program writes partial results to a [K, SPLIT] workspace and a small combine kernel
+  finishes them. One-pass groups (sums, means, max, losses) do it in one launch and
+  ``*_combine``; groups of several passes launch each pass over the split (``*_s<p>``)
+  and its combine (``*_c<p>``), which keeps the pass's values per row for the next.
+
+Two second reductions are folded into their partner's pass (``_online_pair``): the sum of
+``exp(x - max)`` (online softmax) and the squared deviations from the mean (Chan's merge),
+so softmax, log-softmax, logsumexp, cross entropy, variance and the norms read a long row
+once fewer, and logsumexp, var and std become one-pass.
 
 Knobs, chosen at runtime from the sizes and layout by ``runtime._kc_row_config`` and
 ``_kc_row_split`` with the policy constants below: BLOCK_K, BLOCK_R, num_warps, SPLIT.
