@@ -46,6 +46,25 @@ BATCHNORM_STYLE = """
     def get_init_inputs(): return [channels]
 """
 
+GROUPNORM_ALIGNED = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.norm = nn.GroupNorm(2, channels)
+            self.bn = nn.BatchNorm2d(channels)
+        def forward(self, x):
+            # R = (channels of a group, positions) and (batch, positions): two reduced dims
+            # whose inner extent (4096) is a multiple of the chunk, so only chunk starts
+            # are divided into indices
+            return self.norm(x), self.bn(x)
+
+    batch, channels, height, width = 3, 4, 64, 64
+    def get_inputs(): return [torch.randn(batch, channels, height, width) * 2 + 3]
+    def get_init_inputs(): return [channels]
+"""
+
 ARGMAX_AMIN = """
     import torch, torch.nn as nn
 
@@ -113,6 +132,7 @@ def _generate(write, tmp_path: Path, name: str, source: str):
     [
         ("softmax_dim1_3d", SOFTMAX_DIM1_3D, 1),
         ("batchnorm_style", BATCHNORM_STYLE, 1),
+        ("groupnorm_aligned", GROUPNORM_ALIGNED, 2),
         ("argmax_amin", ARGMAX_AMIN, 2),  # argmin and amin over dim 0 share a kernel
         ("mse_sum", MSE_SUM, 1),
         ("products", PRODUCTS, 3),
@@ -212,3 +232,40 @@ for o, r in zip(outs, refs, strict=True):
     torch.testing.assert_close(o[fin], r[fin], rtol=2e-5, atol=1e-6)
 print(len(outs), "outputs match")
 """
+
+
+FULL_SIZE_CHECK = """
+import importlib.util, sys
+import torch
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+prob, kern = load(sys.argv[1], "problem"), load(sys.argv[2], "kernel")
+torch.manual_seed(0)
+ref = prob.Model(*prob.get_init_inputs())
+new = kern.ModelNew(*prob.get_init_inputs())
+new.load_state_dict(ref.state_dict())
+inputs = prob.get_inputs()
+outs = new(*inputs)
+refs = ref.double()(*[x.double() for x in inputs])
+for o, r in zip(outs, refs, strict=True):
+    torch.testing.assert_close(o, r.float(), rtol=2e-5, atol=2e-5)
+print("match")
+"""
+
+
+def test_aligned_chunks_at_full_size(write, tmp_path: Path) -> None:
+    """The problem's own sizes (the judge's CPU trials are reduced): chunks of 4096 in runs
+    of 4096 take the ALIGNED index path, split over R, and stay exact."""
+    gen, _ = _generate(write, tmp_path, "groupnorm_aligned", GROUPNORM_ALIGNED)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    text = gen.module_path.read_text()
+    assert "if ALIGNED:" in text and "aligned = rdim >= 2" in text
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    run = subprocess.run([sys.executable, "-c", FULL_SIZE_CHECK,
+                          str(tmp_path / "groupnorm_aligned.py"), str(gen.module_path)],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == "match"

@@ -67,19 +67,22 @@ def _layer_norm(x, normalized_shape, weight, bias, eps):
 
 
 def _group_norm(x, weight, bias, n, c, hw, group, eps):
+    """Statistics over (channels of the group, positions) of x viewed as [N, G, C/G, HW]:
+    the per-channel affine is then a broadcast on that same domain, so normalisation and
+    affine are one kernel writing the output once (not a normalised copy, then the affine)."""
     shape = x.shape
-    xg = x.reshape(shape[0], group, -1)
-    mean = torch.mean(xg, [2], keepdim=True)
+    xg = x.reshape(shape[0], group, shape[1] // group, -1)
+    mean = torch.mean(xg, [2, 3], keepdim=True)
     xc = xg - mean
-    var = torch.mean(xc * xc, [2], keepdim=True)
+    var = torch.mean(xc * xc, [2, 3], keepdim=True)
     rstd = torch.rsqrt(var + eps)
-    out = (xc * rstd).reshape(shape)
-    bshape = [1, shape[1]] + [1] * (x.dim() - 2)
+    out = xc * rstd
+    bshape = [1, group, shape[1] // group, 1]
     if weight is not None:
         out = out * weight.reshape(bshape)
     if bias is not None:
         out = out + bias.reshape(bshape)
-    return out, mean.reshape(shape[0], group), rstd.reshape(shape[0], group)
+    return out.reshape(shape), mean.reshape(shape[0], group), rstd.reshape(shape[0], group)
 
 
 def _batch_norm_functional(x, weight, bias, running_mean, running_var, training, momentum, eps):

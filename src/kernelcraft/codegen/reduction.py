@@ -409,6 +409,7 @@ class _Gen:
         consts: dict[str, Any] = {
             "KDIM": 1, "RDIM": 1, "BLOCK_K": int(at.get("BLOCK_K", 1)),
             "BLOCK_R": int(at.get("BLOCK_R", 1024)), "ONE_CHUNK": bool(at.get("one_chunk")),
+            "ALIGNED": False,
         }
         if self.split:
             consts.update(PARTIAL=int(at.get("split", 1)) > 1, BLOCK_S=1)
@@ -435,7 +436,7 @@ class _Gen:
         if split:
             params += ["SPLIT", "RCHUNK"]
         params += ["KDIM: tl.constexpr", "RDIM: tl.constexpr", "BLOCK_K: tl.constexpr",
-                   "BLOCK_R: tl.constexpr", "ONE_CHUNK: tl.constexpr"]
+                   "BLOCK_R: tl.constexpr", "ONE_CHUNK: tl.constexpr", "ALIGNED: tl.constexpr"]
         if split:
             params += ["PARTIAL: tl.constexpr", "BLOCK_S: tl.constexpr"]
         return params
@@ -516,8 +517,14 @@ class _Gen:
 
     def _finish(self, r: fx.Node, ind: str) -> list[str]:
         """``r``'s value per row; an online sum first needs its shift (and what that needs)."""
-        lines: list[str] = []
         pair = self.an.online.get(r)
+        lines = self._shift_chain(pair, ind)
+        shift = self.red_val[pair.shift] if pair is not None and pair.mode == "softmax" else ""
+        return lines + _finish(r, ind, pair, shift)
+
+    def _shift_chain(self, pair: _Pair | None, ind: str) -> list[str]:
+        """An online sum's shift and its reduced-context ancestors, ahead of their level."""
+        lines: list[str] = []
         if pair is not None and pair.mode == "softmax" and pair.shift not in self.red_val:
             for n in self.g.nodes:  # the shift's reduced-context ancestors, in order
                 if n in self.early or n in self.an.reds or self.an.ctx[n] == "full":
@@ -527,8 +534,7 @@ class _Gen:
                     lines.append(f"{ind}{v} = {self._lower(n, self.an.ctx[n], {}, '')}")
                     self.red_val[n] = v
                     self.early.add(n)
-        shift = self.red_val[pair.shift] if pair is not None and pair.mode == "softmax" else ""
-        return lines + _finish(r, ind, pair, shift)
+        return lines
 
     def _reduced_after(self, level: int, ind: str, store: bool = True) -> list[str]:
         """Reduced-context nodes computable once pass ``level`` is done, and their stores."""
@@ -610,12 +616,31 @@ class _Gen:
                 lines.append(f"{inner}{v} = {self._lower(n, 'full', vals, sfx)}")
                 vals[n] = v
             # an online sum reads its partner's running maximum before that is updated
+            done: set[fx.Node] = set()
             for r in sorted(reds, key=lambda r: an.mode(r) != "softmax"):
                 x = an.source(r)
                 xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
+                if one and an.mode(r) == "softmax":
+                    continue  # resident: the maximum first, then one exp per element
                 end = "R" if one or not split else "r_hi"
                 lines += _accumulate(r, f"{xv}.to({_acc_dtype(r)})", sfx, inner,
                                      an.online.get(r), end)
+            for r in reds:
+                pair = an.online.get(r)
+                if not one or pair is None or pair.mode != "softmax":
+                    continue
+                x = pair.source
+                xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
+                if pair.partner not in done:
+                    lines += _finish(pair.partner, inner)
+                    self.red_val[pair.partner] = f"v_{pair.partner.name}"
+                    done.add(pair.partner)
+                lines += self._shift_chain(pair, inner)
+                lines.append(f"{inner}acc_{r.name} = tl.where(mask{sfx}, tl.exp({xv}.to(tl.float32)"
+                             f" - {self.red_val[pair.shift]}), 0.0)")
+                lines += _finish(r, inner)
+                self.red_val[r] = f"v_{r.name}"
+                done.add(r)
             for o in stores:
                 op = self.op_of[(o, "out")]
                 lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
@@ -634,15 +659,26 @@ class _Gen:
                 lines.append(f"{ind}else:")
                 tail = ind + "    "
             for r in reds:
-                lines += self._finish(r, tail)
-                self.red_val[r] = f"v_{r.name}"
+                if r not in done:
+                    lines += self._finish(r, tail)
+                    self.red_val[r] = f"v_{r.name}"
             lines += self._reduced_after(p, tail)
         return lines
 
     def _chunk_index(self, sfx: str, start: str, ind: str) -> list[str]:
+        """Chunk positions and their per-dim indices. ``ALIGNED`` (the innermost reduced
+        extent a multiple of BLOCK_R): a chunk lies in one innermost run, so only its start
+        is divided into indices, not every element (batch norm's (N, H*W) walk)."""
         lines = [f"{ind}cols{sfx} = {start} + tl.arange(0, BLOCK_R)[None, :]",
                  f"{ind}mask{sfx} = rmask & (cols{sfx} < R)"]
-        return lines + _decompose(f"cols{sfx}", f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", ind)
+        per_elem = _decompose(f"cols{sfx}", f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", ind)
+        if start == "0":
+            return lines + per_elem
+        last = f"rj{sfx}_{MAX_RANK - 1}"
+        return lines + [f"{ind}if ALIGNED:"] + _decompose(
+            start, f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", ind + "    ") + [
+            f"{ind}    {last} = {last} + tl.arange(0, BLOCK_R)[None, :]",
+            f"{ind}else:"] + ["    " + ln for ln in per_elem]
 
     # ------------------------------------------------------------------- wrapper
     def wrapper(self) -> str:
@@ -677,7 +713,8 @@ class _Gen:
             kargs += ["*ws"]
         kargs += [self.sc_name[a] for a in self.scalars] + ["K", "R", "*ksz", "*rsz"]
         kargs += ["*[s for st in kst for s in st]", "*[s for st in rst for s in st]"]
-        common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br"
+        w.append(f"    aligned = rdim >= 2 and rsz[{MAX_RANK - 1}] % br == 0")
+        common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br, ALIGNED=aligned"
         if not self.split:
             w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {_policy()!r})")
             w.append("    if t is not None and 'SPLIT' in t:")
