@@ -50,7 +50,7 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
     w = [f"def {wname}({', '.join(args)}):"]
     w += _operand("q", m.q) + _operand("k", m.k) + _operand("v", m.v)
     w += [
-        "    lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])",
+        "    lead = _kc_broadcast(q.shape[:-2], k.shape[:-2], v.shape[:-2])",
         "    lead = (1,) * (2 - len(lead)) + tuple(lead)  # [B, H]; B = 1 for [B*H, S, D]",
         "    q, k, v = (t.expand(*lead, -1, -1) for t in (q, k, v))",
     ]

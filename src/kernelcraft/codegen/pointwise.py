@@ -192,10 +192,10 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         if op_name(n.target) == "gather":  # aten.gather: the index tensor's shape
             w.append(f"    gs{i} = gb{i} = {idx[0]}.shape")
         else:
-            w.append(f"    gb{i} = torch.broadcast_shapes({', '.join(t + '.shape' for t in idx)})")
+            w.append(f"    gb{i} = _kc_broadcast({', '.join(t + '.shape' for t in idx)})")
             w.append(f"    gs{i} = {src}.shape[:{first}] + gb{i} + {src}.shape[{first + k}:]")
         shapes.append(f"gs{i}")
-    w.append(f"    {domain_arg} = torch.broadcast_shapes({', '.join(shapes)})")
+    w.append(f"    {domain_arg} = _kc_broadcast({', '.join(shapes)})")
     for nm, o in zip(out_names, outs, strict=True):
         w.append(f"    {nm} = torch.empty({domain_arg}, device=dev, dtype={val(o).dtype})")
     views = [f"{nm}.expand({domain_arg})" for nm in in_names]

@@ -387,7 +387,7 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
         pro_in, key=lambda a: math.prod(hint(d) for d in val(a).shape))]
     w = [f"def {wname}({', '.join([in_name[a] for a in tensors] + SC)}):",
          f"    dev = {X}.device",
-         "    pshape = tuple(torch.broadcast_shapes("
+         "    pshape = tuple(_kc_broadcast("
          f"{', '.join(in_name[a] + '.shape' for a in pro_in)}))",
          "    ishape = pshape" + ("" if unsq is None
                                  else f"[:{udim}] + (1,) + pshape[{udim}:]"),

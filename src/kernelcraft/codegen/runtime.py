@@ -253,9 +253,26 @@ def _kc_state(module, fqn):
         return module.get_buffer(fqn)
 
 
+def _kc_broadcast(*shapes):
+    """torch.broadcast_shapes on plain sizes without its dispatch: a wrapper runs on every
+    call, and that one cost tens of microseconds (launch-bound modules felt it)."""
+    rank = max((len(s) for s in shapes), default=0)
+    out = [1] * rank
+    for s in shapes:
+        off = rank - len(s)
+        for i, d in enumerate(s):
+            o = out[off + i]
+            if d != 1:
+                if o != 1 and o != d:
+                    raise RuntimeError(f"kernelcraft: shapes {[tuple(x) for x in shapes]} "
+                                       "do not broadcast")
+                out[off + i] = d
+    return torch.Size(out)
+
+
 def _kc_row_domain(shapes, rank):
     """The domain of a reduction group: its full-context inputs broadcast, padded to rank."""
-    shape = list(torch.broadcast_shapes(*shapes))
+    shape = list(_kc_broadcast(*shapes))
     return [1] * (rank - len(shape)) + shape
 
 

@@ -199,7 +199,7 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
 
     # ---- wrapper: scanned dim last in every view, rows coalesced
     w = [f"def {wname}({', '.join(IN + SC)}):",
-         f"    dom = torch.broadcast_shapes({', '.join(a + '.shape' for a in IN)})",
+         f"    dom = _kc_broadcast({', '.join(a + '.shape' for a in IN)})",
          f"    d = {d}",
          f"    if len(dom) != {len(dom)}:",
          f"        raise ValueError(f'kernelcraft: a scan over a {len(dom)}-d domain, got "
