@@ -277,7 +277,7 @@ def emit_reduction(g: Group, target: Any = None) -> KernelSource:
     source = gen.kernel()
     wrapper = gen.wrapper()
     cfg: dict[str, Any] = {"template": "row", "passes": an.npasses, "splittable": True,
-                           **_policy()}
+                           **_policy(_lanes(an))}
     cfg["at_capture_sizes"] = _capture_config(g, an, getattr(target, "sm_count", 132))
     notes = [f"{an.npasses} pass(es) over the reduced dims; a row that fits one chunk is "
              "loaded once, longer rows are loaded again in every pass"]
@@ -491,7 +491,7 @@ class _Gen:
             else:
                 other = "0" if _int_sum(r) else REDUCTIONS[kind]
                 body.append(f"    acc_{nm} = tl.load({where}, mask=smask, other={other})")
-            body += self._finish(r, "    ")
+            body += self._finish(r, "    ", lanes=False)
             self.red_val[r] = f"v_{nm}"
             if p:
                 body.append(f"    tl.store(rb_{nm} + rows, v_{nm}, mask=rmask)")
@@ -515,10 +515,13 @@ class _Gen:
         env = {a: self._operand(a, ctx, vals, sfx) for a in n.all_input_nodes}
         return _rhs(lower_pointwise(n, env))
 
-    def _finish(self, r: fx.Node, ind: str) -> list[str]:
-        """``r``'s value per row; an online sum first needs its shift (and what that needs)."""
+    def _finish(self, r: fx.Node, ind: str, lanes: bool = True) -> list[str]:
+        """``r``'s value per row; an online sum first needs its shift (and what that needs),
+        a variance its lanes merged (``lanes``; a combine kernel has merged the splits)."""
         pair = self.an.online.get(r)
         lines = self._shift_chain(pair, ind)
+        if lanes and pair is not None and pair.mode == "var":
+            lines += _merge_var_lanes(r.name, ind)
         shift = self.red_val[pair.shift] if pair is not None and pair.mode == "softmax" else ""
         return lines + _finish(r, ind, pair, shift)
 
@@ -622,9 +625,8 @@ class _Gen:
                 xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
                 if one and an.mode(r) == "softmax":
                     continue  # resident: the maximum first, then one exp per element
-                end = "R" if one or not split else "r_hi"
                 lines += _accumulate(r, f"{xv}.to({_acc_dtype(r)})", sfx, inner,
-                                     an.online.get(r), end)
+                                     an.online.get(r))
             for r in reds:
                 pair = an.online.get(r)
                 if not one or pair is None or pair.mode != "softmax":
@@ -660,7 +662,7 @@ class _Gen:
                 tail = ind + "    "
             for r in reds:
                 if r not in done:
-                    lines += self._finish(r, tail)
+                    lines += self._finish(r, tail, lanes=not one)
                     self.red_val[r] = f"v_{r.name}"
             lines += self._reduced_after(p, tail)
         return lines
@@ -683,6 +685,7 @@ class _Gen:
     # ------------------------------------------------------------------- wrapper
     def wrapper(self) -> str:
         an = self.an
+        pol = _policy(_lanes(an))
         in_name, out_name = self.in_name, self.out_name
         args = [in_name[a] for a in self.tensors] + [self.sc_name[a] for a in self.scalars]
         shapes = ", ".join(in_name[a] + ".shape" for a in self.full_ins)
@@ -704,7 +707,7 @@ class _Gen:
         w.append("    ksz, kst, kdim, rsz, rst, rdim = _kc_split_coalesce(shape, rdims, fviews, "
                  "rviews)")
         w.append("    bk, br, warps = _kc_row_config(K, R, kst, kdim, rst, rdim, "
-                 f"dev.type == 'cpu', {_policy()!r})")
+                 f"dev.type == 'cpu', {pol!r})")
         w.append(f"    t = _kc_tuned('{self.wname}', dev, (K, R))")
         w.append("    if t is not None:")
         w.append("        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']")
@@ -716,7 +719,7 @@ class _Gen:
         w.append(f"    aligned = rdim >= 2 and rsz[{MAX_RANK - 1}] % br == 0")
         common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br, ALIGNED=aligned"
         if not self.split:
-            w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {_policy()!r})")
+            w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {pol!r})")
             w.append("    if t is not None and 'SPLIT' in t:")
             w.append("        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])")
             w.append("    if split == 1:")
@@ -726,7 +729,7 @@ class _Gen:
             w += self._split_passes_launch(kargs, common)
         else:
             # R split over several programs when the rows alone leave the GPU idle
-            w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {_policy()!r})")
+            w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {pol!r})")
             w.append("    if t is not None:")
             w.append("        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])")
             ws = []
@@ -796,9 +799,9 @@ def _ws_suffixes(r: fx.Node, an: _Analysis) -> list[str]:
 
 
 def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
-    if online is not None and online.mode == "var":  # per row: count, mean, squared deviations
-        return [f"{ind}{v}_{r.name} = tl.zeros([BLOCK_K, 1], tl.float32)"
-                for v in ("n", "mu", "acc")]
+    if online is not None and online.mode == "var":  # per lane: count, mean, squared deviations
+        return [f"{ind}{v}_{r.name} = tl.zeros([BLOCK_K, BLOCK_R], tl.float32)"
+                for v in ("ln", "lmu", "lm2")]
     kind = op_name(r.target)
     if kind in ("argmax", "argmin"):
         return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
@@ -819,13 +822,13 @@ def _acc_dtype(r: fx.Node) -> str:
     return "tl.int64" if _int_sum(r) else "tl.float32"
 
 
-def _accumulate(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair | None = None,
-                end: str = "R") -> list[str]:
+def _accumulate(r: fx.Node, x: str, sfx: str, ind: str,
+                online: _Pair | None = None) -> list[str]:
     """Fold one chunk into the lane accumulators (padded lanes keep their value)."""
     kind = op_name(r.target)
     m = f"mask{sfx}"
     if online is not None:
-        return _accumulate_online(r, x, sfx, ind, online, end)
+        return _accumulate_online(r, x, sfx, ind, online)
     if kind in ("sum", "mean"):
         zero = "0" if _int_sum(r) else "0.0"
         return [f"{ind}acc_{r.name} = acc_{r.name} + tl.where({m}, {x}, {zero})"]
@@ -855,8 +858,7 @@ def _safe_shift(v: str) -> str:
     return f"tl.where(tl.abs({v}) == float('inf'), 0.0, {v})"
 
 
-def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair,
-                       end: str) -> list[str]:
+def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair) -> list[str]:
     """One chunk of an online pair's second reduction (see ``_online_pair``)."""
     m, nm = f"mask{sfx}", r.name
     if online.mode == "softmax":  # lanes: sum of exp(x - shift of the running maximum)
@@ -870,19 +872,31 @@ def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair,
             f"tl.exp({_safe_shift(old)} - ms_{nm})) + "
             f"tl.where({m}, tl.exp(xo_{nm} - ms_{nm}), 0.0)",
         ]
-    # rows: this chunk's count, mean and squared deviations, merged into the running ones
-    start = "0" if sfx == "_1" else f"r0{sfx}"
+    if sfx == "_1":  # the row resident in one chunk: its count, mean, squared deviations
+        return [
+            f"{ind}xo_{nm} = tl.where({m}, {x}, 0.0)",
+            f"{ind}n_{nm} = tl.sum({m}.to(tl.float32), axis=1)[:, None]",
+            f"{ind}mu_{nm} = tl.sum(xo_{nm}, axis=1)[:, None] / tl.maximum(n_{nm}, 1.0)",
+            f"{ind}cd_{nm} = tl.where({m}, xo_{nm} - mu_{nm}, 0.0)",
+            f"{ind}acc_{nm} = tl.sum(cd_{nm} * cd_{nm}, axis=1)[:, None]",
+        ]
+    # lanes: Welford's update, one element each per chunk (no cross-lane work in the loop)
     return [
-        f"{ind}xo_{nm} = tl.where({m}, {x}, 0.0)",
-        f"{ind}cn_{nm} = tl.maximum(tl.minimum({end} - {start}, BLOCK_R), 1).to(tl.float32)",
-        f"{ind}cmu_{nm} = tl.sum(xo_{nm}, axis=1)[:, None] / cn_{nm}",
-        f"{ind}cd_{nm} = tl.where({m}, xo_{nm} - cmu_{nm}, 0.0)",
-        f"{ind}nn_{nm} = n_{nm} + cn_{nm}",
-        f"{ind}dl_{nm} = cmu_{nm} - mu_{nm}",
-        f"{ind}mu_{nm} = mu_{nm} + dl_{nm} * (cn_{nm} / nn_{nm})",
-        f"{ind}acc_{nm} = acc_{nm} + tl.sum(cd_{nm} * cd_{nm}, axis=1)[:, None] + "
-        f"dl_{nm} * dl_{nm} * (n_{nm} * cn_{nm} / nn_{nm})",
-        f"{ind}n_{nm} = nn_{nm}",
+        f"{ind}xo_{nm} = {x}",
+        f"{ind}ln_{nm} = ln_{nm} + {m}.to(tl.float32)",
+        f"{ind}dl_{nm} = tl.where({m}, xo_{nm} - lmu_{nm}, 0.0)",
+        f"{ind}lmu_{nm} = lmu_{nm} + dl_{nm} / tl.maximum(ln_{nm}, 1.0)",
+        f"{ind}lm2_{nm} = lm2_{nm} + dl_{nm} * tl.where({m}, xo_{nm} - lmu_{nm}, 0.0)",
+    ]
+
+
+def _merge_var_lanes(nm: str, ind: str) -> list[str]:
+    """Chan's merge of the lanes' (count, mean, M2) into each row's, [BLOCK_K, 1]."""
+    return [
+        f"{ind}n_{nm} = tl.sum(ln_{nm}, axis=1)[:, None]",
+        f"{ind}mu_{nm} = tl.sum(ln_{nm} * lmu_{nm}, axis=1)[:, None] / tl.maximum(n_{nm}, 1.0)",
+        f"{ind}ld_{nm} = lmu_{nm} - mu_{nm}",
+        f"{ind}acc_{nm} = tl.sum(lm2_{nm} + ln_{nm} * ld_{nm} * ld_{nm}, axis=1)[:, None]",
     ]
 
 
@@ -905,8 +919,9 @@ def _partial(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
     kind, nm = op_name(r.target), r.name
     where = "rows * SPLIT + tl.program_id(1)"
     if online is not None and online.mode == "var":
-        return [f"{ind}tl.store(ws_{nm}{w} + {where}, {v}_{nm}, mask=rmask)"
-                for w, v in (("", "acc"), ("_n", "n"), ("_mu", "mu"))]
+        return _merge_var_lanes(nm, ind) + [
+            f"{ind}tl.store(ws_{nm}{w} + {where}, {v}_{nm}, mask=rmask)"
+            for w, v in (("", "acc"), ("_n", "n"), ("_mu", "mu"))]
     if online is not None:  # the sum relative to this program's maximum (stored beside it)
         shift = _safe_shift(f"v_{online.partner.name}")
         return [ln.replace(f".to({tl_dtype(r)})", "")
@@ -981,8 +996,15 @@ def _check_domain(dom: tuple[str, ...], full_ins: list[fx.Node]) -> None:
         _fail("a full-context input has a larger rank than the domain")
 
 
-def _policy() -> dict[str, int]:
-    return {"CPU_TILE": CPU_TILE, "CPU_BLOCK_R": CPU_BLOCK_R, "GPU_TILE": GPU_TILE,
+def _lanes(an: _Analysis) -> int:
+    """Register arrays of BLOCK_K x BLOCK_R a looped pass keeps: one per reduction, three
+    for an arg reduction (value, int64 index) or a variance (count, mean, M2)."""
+    return sum(3 if op_name(r.target) in ("argmax", "argmin") or an.mode(r) == "var" else 1
+               for r in an.reds)
+
+
+def _policy(lanes: int = 1) -> dict[str, int]:
+    return {"LANES": lanes, "CPU_TILE": CPU_TILE, "CPU_BLOCK_R": CPU_BLOCK_R, "GPU_TILE": GPU_TILE,
             "GPU_BLOCK_R": GPU_BLOCK_R, "GPU_BLOCK_K_COLUMNS": GPU_BLOCK_K_COLUMNS,
             "GPU_BLOCK_K_COLUMNS_MIN": GPU_BLOCK_K_COLUMNS_MIN,
             "GPU_PERSIST_TILE": GPU_PERSIST_TILE, "SPLIT_WAVES": SPLIT_WAVES,
@@ -1009,9 +1031,9 @@ def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
             K *= s
     kst = [[1 if (len(sizes) - 1) not in rd else 0]]
     rst = [[1 if (len(sizes) - 1) in rd else 0]]
-    bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, _policy())
+    bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, _policy(_lanes(an)))
     # the runtime asks the device for its SM count; here the target's
-    policy = {**_policy(), "CPU_SMS": sms}
+    policy = {**_policy(_lanes(an)), "CPU_SMS": sms}
     split, _ = _kc_row_split(K, R, bk, br, SimpleNamespace(type="cpu"), policy)
     return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
             "one_chunk": br >= R, "split": split}
