@@ -521,7 +521,7 @@ class _Gen:
         pair = self.an.online.get(r)
         lines = self._shift_chain(pair, ind)
         if lanes and pair is not None and pair.mode == "var":
-            lines += _merge_var_lanes(r.name, ind)
+            lines += _merge_var_lanes(r.name, ind, *self.bounds)
         shift = self.red_val[pair.shift] if pair is not None and pair.mode == "softmax" else ""
         return lines + _finish(r, ind, pair, shift)
 
@@ -566,6 +566,7 @@ class _Gen:
         self.early = set()  # each branch (one chunk, looped) emits its own
         self.red_val = {n: v for n, v in self.red_val.items() if an.ready.get(n, 0) == 0}
         split = self.split or bool(only)
+        self.bounds = ("r_lo", "r_hi") if split else ("0", "R")  # a looped pass's R range
         if only:
             for r in an.reds:
                 if an.ready[r] < only:
@@ -626,7 +627,7 @@ class _Gen:
                 if one and an.mode(r) == "softmax":
                     continue  # resident: the maximum first, then one exp per element
                 lines += _accumulate(r, f"{xv}.to({_acc_dtype(r)})", sfx, inner,
-                                     an.online.get(r))
+                                     an.online.get(r), self.bounds[0])
             for r in reds:
                 pair = an.online.get(r)
                 if not one or pair is None or pair.mode != "softmax":
@@ -651,13 +652,13 @@ class _Gen:
                              f" {vals[o]}.to({tl_dtype(o)}), mask=mask{sfx})")
             if only:
                 for r in reds:
-                    lines += _partial(r, ind, an.online.get(r))
+                    lines += _partial(r, ind, an.online.get(r), self.bounds)
                 continue
             tail = ind
             if self.split and not one:
                 lines.append(f"{ind}if PARTIAL:")
                 for r in reds:
-                    lines += _partial(r, ind + "    ", an.online.get(r))
+                    lines += _partial(r, ind + "    ", an.online.get(r), self.bounds)
                 lines.append(f"{ind}else:")
                 tail = ind + "    "
             for r in reds:
@@ -801,7 +802,7 @@ def _ws_suffixes(r: fx.Node, an: _Analysis) -> list[str]:
 def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
     if online is not None and online.mode == "var":  # per lane: count, mean, squared deviations
         return [f"{ind}{v}_{r.name} = tl.zeros([BLOCK_K, BLOCK_R], tl.float32)"
-                for v in ("ln", "lmu", "lm2")]
+                for v in ("lmu", "lm2")]
     kind = op_name(r.target)
     if kind in ("argmax", "argmin"):
         return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
@@ -823,12 +824,12 @@ def _acc_dtype(r: fx.Node) -> str:
 
 
 def _accumulate(r: fx.Node, x: str, sfx: str, ind: str,
-                online: _Pair | None = None) -> list[str]:
+                online: _Pair | None = None, lo: str = "0") -> list[str]:
     """Fold one chunk into the lane accumulators (padded lanes keep their value)."""
     kind = op_name(r.target)
     m = f"mask{sfx}"
     if online is not None:
-        return _accumulate_online(r, x, sfx, ind, online)
+        return _accumulate_online(r, x, sfx, ind, online, lo)
     if kind in ("sum", "mean"):
         zero = "0" if _int_sum(r) else "0.0"
         return [f"{ind}acc_{r.name} = acc_{r.name} + tl.where({m}, {x}, {zero})"]
@@ -858,7 +859,8 @@ def _safe_shift(v: str) -> str:
     return f"tl.where(tl.abs({v}) == float('inf'), 0.0, {v})"
 
 
-def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair) -> list[str]:
+def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair,
+                       lo: str) -> list[str]:
     """One chunk of an online pair's second reduction (see ``_online_pair``)."""
     m, nm = f"mask{sfx}", r.name
     if online.mode == "softmax":  # lanes: sum of exp(x - shift of the running maximum)
@@ -880,19 +882,23 @@ def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair) ->
             f"{ind}cd_{nm} = tl.where({m}, xo_{nm} - mu_{nm}, 0.0)",
             f"{ind}acc_{nm} = tl.sum(cd_{nm} * cd_{nm}, axis=1)[:, None]",
         ]
-    # lanes: Welford's update, one element each per chunk (no cross-lane work in the loop)
+    # lanes: Welford's update, one element each per chunk (no cross-lane work in the loop);
+    # a lane's count is the chunk's number (only the last chunk has masked lanes)
     return [
         f"{ind}xo_{nm} = {x}",
-        f"{ind}ln_{nm} = ln_{nm} + {m}.to(tl.float32)",
+        f"{ind}inv_{nm} = 1.0 / ((r0{sfx} - {lo}) // BLOCK_R + 1).to(tl.float32)",
         f"{ind}dl_{nm} = tl.where({m}, xo_{nm} - lmu_{nm}, 0.0)",
-        f"{ind}lmu_{nm} = lmu_{nm} + dl_{nm} / tl.maximum(ln_{nm}, 1.0)",
+        f"{ind}lmu_{nm} = lmu_{nm} + dl_{nm} * inv_{nm}",
         f"{ind}lm2_{nm} = lm2_{nm} + dl_{nm} * tl.where({m}, xo_{nm} - lmu_{nm}, 0.0)",
     ]
 
 
-def _merge_var_lanes(nm: str, ind: str) -> list[str]:
-    """Chan's merge of the lanes' (count, mean, M2) into each row's, [BLOCK_K, 1]."""
+def _merge_var_lanes(nm: str, ind: str, lo: str, end: str) -> list[str]:
+    """Chan's merge of the lanes' (count, mean, M2) into each row's, [BLOCK_K, 1]; lane j
+    saw the chunks starting at lo, lo + BLOCK_R, ... whose element j is below ``end``."""
     return [
+        f"{ind}ln_{nm} = tl.maximum(({end} - {lo} - tl.arange(0, BLOCK_R)[None, :] + BLOCK_R - 1)"
+        " // BLOCK_R, 0).to(tl.float32)",
         f"{ind}n_{nm} = tl.sum(ln_{nm}, axis=1)[:, None]",
         f"{ind}mu_{nm} = tl.sum(ln_{nm} * lmu_{nm}, axis=1)[:, None] / tl.maximum(n_{nm}, 1.0)",
         f"{ind}ld_{nm} = lmu_{nm} - mu_{nm}",
@@ -914,12 +920,13 @@ def _merge_var_partials(nm: str, where: str, ind: str) -> list[str]:
     ]
 
 
-def _partial(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
+def _partial(r: fx.Node, ind: str, online: _Pair | None = None,
+             bounds: tuple[str, str] = ("r_lo", "r_hi")) -> list[str]:
     """This program's partial result of ``r`` over its share of R, into the workspace."""
     kind, nm = op_name(r.target), r.name
     where = "rows * SPLIT + tl.program_id(1)"
     if online is not None and online.mode == "var":
-        return _merge_var_lanes(nm, ind) + [
+        return _merge_var_lanes(nm, ind, *bounds) + [
             f"{ind}tl.store(ws_{nm}{w} + {where}, {v}_{nm}, mask=rmask)"
             for w, v in (("", "acc"), ("_n", "n"), ("_mu", "mu"))]
     if online is not None:  # the sum relative to this program's maximum (stored beside it)
@@ -998,9 +1005,9 @@ def _check_domain(dom: tuple[str, ...], full_ins: list[fx.Node]) -> None:
 
 def _lanes(an: _Analysis) -> int:
     """Register arrays of BLOCK_K x BLOCK_R a looped pass keeps: one per reduction, three
-    for an arg reduction (value, int64 index) or a variance (count, mean, M2)."""
-    return sum(3 if op_name(r.target) in ("argmax", "argmin") or an.mode(r) == "var" else 1
-               for r in an.reds)
+    for an arg reduction (value, int64 index), two for a variance (mean, M2)."""
+    return sum(3 if op_name(r.target) in ("argmax", "argmin") else 2 if an.mode(r) == "var"
+               else 1 for r in an.reds)
 
 
 def _policy(lanes: int = 1) -> dict[str, int]:

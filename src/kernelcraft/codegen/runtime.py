@@ -343,8 +343,8 @@ def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
     # 16 elements per thread along a long row (measured faster than 32 on the H200, where
     # a resident 16384-element row at 16 warps took 0.43 ms against 0.37 in 8192 chunks)
     warps = 16 if br >= 8192 else 8 if bk * br >= 4096 else 4 if bk * br >= 1024 else 2
-    if br < R and bk == 1 and policy.get("LANES", 1) >= 4 and br >= 8192:
-        br //= 2  # four or more lane accumulators: 8 elements per thread (16 spilled)
+    if br < R and bk == 1 and policy.get("LANES", 1) >= 3 and br >= 8192:
+        br //= 2  # three or more lane accumulators: 8 elements per thread (16 spilled)
     return bk, br, warps
 
 
