@@ -60,6 +60,10 @@ GPU_BLOCK_R = 8192  # chunk of a longer row, 16 warps (H200 softmax 8192x16384: 
 GPU_BLOCK_K_COLUMNS = 64  # kept dim innermost in memory: rows side by side
 GPU_BLOCK_K_COLUMNS_MIN = 8  # ... but no fewer when shrunk to keep the rows resident
 GPU_PERSIST_TILE = 8192  # largest tile kept resident (one chunk, loaded once)
+#: rows at least this long take the online softmax: with about one row per SM in flight,
+#: shorter rows (64 KB: logsumexp over 16384, 0.252 ms in two passes against 0.325 online
+#: on the H200) are read again from the L2, where the second exp per element costs more
+ONLINE_SOFTMAX_MIN_R = 65536
 SPLIT_WAVES = 4  # one-pass groups split R until about this many programs per SM exist
 MAX_SPLIT = 1024
 CPU_SMS = 4  # the interpreter's pretend SM count (so small-K groups split there too)
@@ -221,7 +225,21 @@ def _online_pair(r: fx.Node, members: set[fx.Node], an: _Analysis) -> _Pair | No
             or not isinstance(a, fx.Node) or val(a).dtype != torch.float32
             or val(x).dtype != torch.float32):
         return None
+    if mode == "softmax" and _row_len(a, reduction_dims(m)[0]) < ONLINE_SOFTMAX_MIN_R:
+        return None  # the second read hits the L2; two exps per element would cost more
     return _Pair(mode, m, a, c)
+
+
+def _row_len(a: fx.Node, rdims: tuple[int, ...]) -> int:
+    """The reduced extent at the captured sizes (0 if unknown)."""
+    try:
+        sizes = [hint(s) for s in val(a).shape]
+    except (TypeError, AttributeError):
+        return 0
+    n = 1
+    for d in rdims:
+        n *= sizes[d]
+    return n
 
 
 def _reductions_under(n: fx.Node, members: set[fx.Node], an: _Analysis) -> list[fx.Node]:
