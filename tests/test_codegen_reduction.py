@@ -166,7 +166,8 @@ def test_config_is_reported(write) -> None:
     plan = build_plan(capture(model, inputs, problem.name).gm)
     (group,) = [g for g in plan.groups if g.kind == "reduction"]
     ks = emit_reduction(group, resolve("sm_90"))
-    assert ks.config["template"] == "row" and ks.config["passes"] == 3  # short rows: max, sum, store
+    # short rows: the max, the sum, then the store
+    assert ks.config["template"] == "row" and ks.config["passes"] == 3
     at = ks.config["at_capture_sizes"]
     assert at["K"] == 4 * 24 and at["R"] == 37 and at["one_chunk"]
 
