@@ -751,13 +751,7 @@ class _Gen:
             w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {pol!r})")
             w.append("    if t is not None:")
             w.append("        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])")
-            ws = []
-            for r in self.an.reds:
-                wdt = "torch.int64" if _int_sum(r) else "torch.float32"
-                ws += [f"torch.empty((K, split), device=dev, dtype={wdt})"
-                       for _ in _ws_suffixes(r, self.an)]
-                if op_name(r.target) in ("argmax", "argmin"):
-                    ws.append("torch.empty((K, split), device=dev, dtype=torch.int64)")
+            ws = self._workspaces()
             first = in_name[self.tensors[0]]
             w.append("    if split > 1:")
             w.append(f"        ws = [{', '.join(ws)}]")
@@ -775,16 +769,21 @@ class _Gen:
         w.append(f"    return {ret}")
         return "\n".join(w)
 
-    def _split_passes_launch(self, kargs: list[str], common: str) -> list[str]:
-        """Wrapper lines of a multi-pass group split over R: each pass, then its combine."""
-        ws, rb = [], []
+    def _workspaces(self) -> list[str]:
+        """Wrapper expressions of the [K, split] partials, in the kernels' parameter order."""
+        ws: list[str] = []
         for r in self.an.reds:
             wdt = "torch.int64" if _int_sum(r) else "torch.float32"
             ws += [f"torch.empty((K, split), device=dev, dtype={wdt})"
                    for _ in _ws_suffixes(r, self.an)]
             if op_name(r.target) in ("argmax", "argmin"):
                 ws.append("torch.empty((K, split), device=dev, dtype=torch.int64)")
-            rb.append(f"torch.empty((K,), device=dev, dtype={val(r).dtype})")
+        return ws
+
+    def _split_passes_launch(self, kargs: list[str], common: str) -> list[str]:
+        """Wrapper lines of a multi-pass group split over R: each pass, then its combine."""
+        ws = self._workspaces()
+        rb = [f"torch.empty((K,), device=dev, dtype={val(r).dtype})" for r in self.an.reds]
         n_io = len(self.tensors) + len(self.outs)
         margs = kargs[:n_io] + ["*ws", "*rb"] + kargs[n_io:]
         w = [f"    ws = [{', '.join(ws)}]", f"    rb = [{', '.join(rb)}]",
