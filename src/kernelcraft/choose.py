@@ -8,6 +8,7 @@ eager for any group; the report shows both times.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -120,6 +121,8 @@ JUDGE_INPUT_SETS = 3
 #: Whole-program timings alternate this many times; each side keeps its fastest median, so
 #: a clock or neighbour hiccup during one side's turn does not decide the choice.
 PROGRAM_ROUNDS = 2
+#: generated-program rounds further apart than this ratio get a deciding round
+DISAGREE = 1.10
 
 
 def choose_program(problem: Problem, module: Any, device: torch.device,
@@ -140,10 +143,17 @@ def choose_program(problem: Problem, module: Any, device: torch.device,
     inputs = timing_inputs(problem, precision, 0, JUDGE_INPUT_SETS, device)
     new_times, eager_times = [], []
     with torch.no_grad():
-        for _ in range(max(1, rounds)):
+        for i in range(max(1, rounds) + 1):
+            if i == max(1, rounds) and max(new_times) <= min(new_times) * DISAGREE:
+                break
+            # rounds that disagree get a deciding one: a program is neither thrown away for
+            # one slow round nor kept for one lucky round (an H200 batch norm measured
+            # 0.58 ms here and 1.05 ms in the judge, eager 0.63)
             new_times.append(timer(new, inputs))
             eager_times.append(timer(ref, inputs))
-    new_ms, eager_ms = min(new_times), min(eager_times)
+    new_ms, eager_ms = statistics.median_low(new_times), min(eager_times)
+    if len(new_times) > 1 and len(new_times) % 2 == 0:
+        new_ms = max(new_times)  # two rounds that agree: the slower one
     return Choice(PROGRAM, new_ms, eager_ms, kept=new_ms <= eager_ms * KEEP_MARGIN)
 
 
