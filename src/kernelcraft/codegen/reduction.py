@@ -197,8 +197,9 @@ def _online_pair(r: fx.Node, members: set[fx.Node], an: _Analysis) -> _Pair | No
     - ``sum(exp(a - c))`` with ``c`` the row maximum ``amax(a)`` or a function of it only
       (logsumexp's finite maximum) ("softmax"): lanes keep a running maximum and a sum
       rescaled whenever it grows (the online softmax), brought to ``c`` at the end;
-    - ``sum|mean((a - mean(a))**2)`` ("var"): count, mean and squared deviations of each
-      chunk, merged by Chan's parallel formula (no cancellation, unlike sum(a*a)).
+    - ``sum|mean((a - mean(a))**2)`` ("var"): Welford's mean and squared deviations per
+      lane, merged across lanes and splits by Chan's formula (no cancellation, unlike
+      sum(a*a)).
     """
     kind, x = op_name(r.target), r.args[0]
     if kind not in ("sum", "mean") or x not in members or an.ctx.get(x) != "full":
@@ -219,7 +220,7 @@ def _online_pair(r: fx.Node, members: set[fx.Node], an: _Analysis) -> _Pair | No
         return None
     m = c if c in an.reds else None
     if m is None and mode == "softmax":  # a function of one reduction: that is the partner
-        reds = _reductions_under(c, members, an)
+        reds = [x for x in _ancestors(c, members, stop=set(an.reds)) if x in an.reds]
         m = reds[0] if len(reds) == 1 and an.ready[c] == an.ready[reds[0]] else None
     if (m is None or m in an.online or op_name(m.target) != partner_kind or m.args[0] is not a
             or not isinstance(a, fx.Node) or val(a).dtype != torch.float32
@@ -240,22 +241,6 @@ def _row_len(a: fx.Node, rdims: tuple[int, ...]) -> int:
     for d in rdims:
         n *= sizes[d]
     return n
-
-
-def _reductions_under(n: fx.Node, members: set[fx.Node], an: _Analysis) -> list[fx.Node]:
-    """The group's reductions a reduced-context node depends on (through reduced nodes)."""
-    found: list[fx.Node] = []
-    todo, seen = [n], set()
-    while todo:
-        x = todo.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if x in an.reds:
-            found.append(x)
-            continue
-        todo += [a for a in x.all_input_nodes if a in members]
-    return found
 
 
 def _decompose(idx: str, prefix: str, sizes: str, ndim: str, rem: str,
@@ -486,12 +471,7 @@ class _Gen:
         """
         body = self._prologue()
         body += self._reduced_after(0, "    ", store=False)
-        prior = [r for r in self.an.reds if p and self.an.ready[r] < p]
-        for r in prior:
-            body.append(f"    v_{r.name} = tl.load(rb_{r.name} + rows, mask=rmask)")
-            self.red_val[r] = f"v_{r.name}"
-        for level in range(1, p):
-            body += self._reduced_after(level, "    ", store=False)
+        body += self._earlier_passes(p, "    ")
         body.append("    s = tl.arange(0, BLOCK_S)[None, :]")
         body.append("    smask = rmask & (s < SPLIT)")
         for r in self.an.reds:
@@ -505,7 +485,7 @@ class _Gen:
                 body.append(f"    acci_{nm} = tl.load(wsi_{nm} + rows * SPLIT + s, mask=smask, "
                             "other=-1)")
             elif self.an.mode(r) == "var":
-                body += _merge_var_partials(nm, where, "    ")
+                body += _merge_var_partials(nm, "    ")
             else:
                 other = "0" if _int_sum(r) else REDUCTIONS[kind]
                 body.append(f"    acc_{nm} = tl.load({where}, mask=smask, other={other})")
@@ -516,6 +496,22 @@ class _Gen:
         body += self._reduced_after(max(p, 1), "    ")
         name = f"{self.kname}_c{p}" if p else f"{self.kname}_combine"
         return f"@triton.jit\ndef {name}(" + ", ".join(params) + "):\n" + "\n".join(body)
+
+    def _earlier_passes(self, p: int, ind: str) -> list[str]:
+        """A split pass ``p`` (or its combine): the reductions of passes before it, read from
+        the buffers their combines wrote, and the reduced-context values computed from them."""
+        lines: list[str] = []
+        for r in self.an.reds:
+            if p and self.an.ready[r] < p:
+                lines.append(f"{ind}v_{r.name} = tl.load(rb_{r.name} + rows, mask=rmask)")
+                self.red_val[r] = f"v_{r.name}"
+        for level in range(1, p):
+            lines += self._reduced_after(level, ind, store=False)
+        return lines
+
+    def _full_value(self, x: fx.Node, vals: dict[fx.Node, str], sfx: str) -> str:
+        """A full-context value of this chunk: computed in the group, or a loaded input."""
+        return vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
 
     def _operand(self, a: fx.Node, ctx: str, vals: dict[fx.Node, str], sfx: str) -> str:
         if a in self.sc_name:
@@ -547,10 +543,11 @@ class _Gen:
         """An online sum's shift and its reduced-context ancestors, ahead of their level."""
         lines: list[str] = []
         if pair is not None and pair.mode == "softmax" and pair.shift not in self.red_val:
+            chain = _ancestors(pair.shift, self.members) | {pair.shift}
             for n in self.g.nodes:  # the shift's reduced-context ancestors, in order
                 if n in self.early or n in self.an.reds or self.an.ctx[n] == "full":
                     continue
-                if n is pair.shift or n in _ancestors(pair.shift, self.members):
+                if n in chain:
                     v = f"v_{n.name}"
                     lines.append(f"{ind}{v} = {self._lower(n, self.an.ctx[n], {}, '')}")
                     self.red_val[n] = v
@@ -585,13 +582,7 @@ class _Gen:
         self.red_val = {n: v for n, v in self.red_val.items() if an.ready.get(n, 0) == 0}
         split = self.split or bool(only)
         self.bounds = ("r_lo", "r_hi") if split else ("0", "R")  # a looped pass's R range
-        if only:
-            for r in an.reds:
-                if an.ready[r] < only:
-                    lines.append(f"{ind}v_{r.name} = tl.load(rb_{r.name} + rows, mask=rmask)")
-                    self.red_val[r] = f"v_{r.name}"
-            for level in range(1, only):
-                lines += self._reduced_after(level, ind, store=False)
+        lines += self._earlier_passes(only, ind)
         vals: dict[fx.Node, str] = {}  # full values kept across passes (one chunk only)
         loaded: set[str] = set()
         inner = ind if one else ind + "    "
@@ -640,18 +631,16 @@ class _Gen:
             # an online sum reads its partner's running maximum before that is updated
             done: set[fx.Node] = set()
             for r in sorted(reds, key=lambda r: an.mode(r) != "softmax"):
-                x = an.source(r)
-                xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
                 if one and an.mode(r) == "softmax":
                     continue  # resident: the maximum first, then one exp per element
+                xv = self._full_value(an.source(r), vals, sfx)
                 lines += _accumulate(r, f"{xv}.to({_acc_dtype(r)})", sfx, inner,
                                      an.online.get(r), self.bounds[0])
             for r in reds:
                 pair = an.online.get(r)
                 if not one or pair is None or pair.mode != "softmax":
                     continue
-                x = pair.source
-                xv = vals[x] if x in self.members else f"x_{self.op_of[(x, 'full')].name}{sfx}"
+                xv = self._full_value(pair.source, vals, sfx)
                 if pair.partner not in done:
                     lines += _finish(pair.partner, inner)
                     self.red_val[pair.partner] = f"v_{pair.partner.name}"
@@ -800,14 +789,17 @@ class _Gen:
         return w
 
 
-def _ancestors(n: fx.Node, members: set[fx.Node]) -> set[fx.Node]:
+def _ancestors(n: fx.Node, members: set[fx.Node],
+               stop: set[fx.Node] | None = None) -> set[fx.Node]:
+    """``n``'s ancestors among ``members``, not walking past the nodes in ``stop``."""
     out: set[fx.Node] = set()
     todo = [a for a in n.all_input_nodes if a in members]
     while todo:
         x = todo.pop()
         if x not in out:
             out.add(x)
-            todo += [a for a in x.all_input_nodes if a in members]
+            if stop is None or x not in stop:
+                todo += [a for a in x.all_input_nodes if a in members]
     return out
 
 
@@ -817,7 +809,7 @@ def _ws_suffixes(r: fx.Node, an: _Analysis) -> list[str]:
 
 
 def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
-    if online is not None and online.mode == "var":  # per lane: count, mean, squared deviations
+    if online is not None and online.mode == "var":  # per lane: mean, squared deviations
         return [f"{ind}{v}_{r.name} = tl.zeros([BLOCK_K, BLOCK_R], tl.float32)"
                 for v in ("lmu", "lm2")]
     kind = op_name(r.target)
@@ -923,9 +915,9 @@ def _merge_var_lanes(nm: str, ind: str, lo: str, end: str) -> list[str]:
     ]
 
 
-def _merge_var_partials(nm: str, where: str, ind: str) -> list[str]:
+def _merge_var_partials(nm: str, ind: str) -> list[str]:
     """Chan's merge of the splits' (count, mean, M2) of a variance pair, [BLOCK_K, 1]."""
-    w = where.replace(f"ws_{nm} ", f"ws_{nm}{{}} ")
+    w = f"ws_{nm}{{}} + rows * SPLIT + s"
     return [
         f"{ind}pn_{nm} = tl.load({w.format('_n')}, mask=smask, other=0.0)",
         f"{ind}pmu_{nm} = tl.load({w.format('_mu')}, mask=smask, other=0.0)",
@@ -1055,9 +1047,9 @@ def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
             K *= s
     kst = [[1 if (len(sizes) - 1) not in rd else 0]]
     rst = [[1 if (len(sizes) - 1) in rd else 0]]
-    bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, _policy(_lanes(an)))
     # the runtime asks the device for its SM count; here the target's
     policy = {**_policy(_lanes(an)), "CPU_SMS": sms}
+    bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, policy)
     split, _ = _kc_row_split(K, R, bk, br, SimpleNamespace(type="cpu"), policy)
     return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
             "one_chunk": br >= R, "split": split}
