@@ -164,6 +164,53 @@ def test_eager_path_kept_where_the_kernel_loses(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
 
 
+def test_a_kernel_that_fails_on_the_device_keeps_the_eager_path(write, tmp_path):
+    """A kernel the device's compiler rejects (a Triton version's bug seen on the GPU only)
+    is a group on the eager path with the failure in the report, not a failed generate."""
+
+    def timer(fn, sets):
+        if sets != [[]] and not isinstance(fn, torch.nn.Module):
+            raise RuntimeError("PassManager::run failed\nlong compiler dump")
+        return 1.0
+
+    gen = generate(write("pw.py", POINTWISE), _opts(tmp_path, timer=timer))
+    groups = [c for c in gen.choices if c.group >= 0]
+    assert groups and all(not c.kept and c.failure for c in groups)
+    assert groups[0].failure == "RuntimeError: PassManager::run failed"
+    assert not gen.kernels
+    report = gen.report_path.read_text()
+    assert "failed on the device (RuntimeError: PassManager::run failed)" in report
+    assert gen.judge.correct, gen.judge.detail
+
+
+def test_a_program_that_fails_on_the_device_is_not_kept(write):
+    """The whole-program check catches what the per-group timings could not (a launch
+    that only fails with the module's real wrappers): the problem's forward is kept."""
+    import types
+
+    from kernelcraft.choose import apply, choose_program
+    from kernelcraft.problem import load_module, load_problem
+
+    path = write("pw.py", POINTWISE)
+    problem = load_problem(path)
+    module = types.SimpleNamespace(ModelNew=load_module(path, "pw_copy").Model)
+
+    seen: list = []
+
+    def timer(fn, sets):
+        seen.append(fn)
+        if len(seen) == 1:  # the generated program's first round
+            raise RuntimeError("out of resources: shared memory")
+        return 1.0
+
+    choice = choose_program(problem, module, torch.device("cpu"), timer, rounds=2)
+    assert not choice.kept and choice.failure.startswith("RuntimeError: out of resources")
+    variant = types.SimpleNamespace(plan=types.SimpleNamespace(groups=[]), kernels={},
+                                    reference=None)
+    apply(variant, [choice])
+    assert "failed on the device" in variant.reference
+
+
 def test_eager_paths_are_timed_in_the_judges_precision_mode(write, tmp_path):
     """cuDNN takes TF32 for fp32 convolutions by default: timed outside the judge's strict
     mode, the eager baseline of a group would be a less accurate, faster computation."""

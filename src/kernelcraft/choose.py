@@ -32,6 +32,14 @@ class Choice:
     kernel_ms: float
     eager_ms: float
     kept: bool
+    failure: str | None = None  # why the generated side could not be timed
+
+
+def _failure(exc: Exception) -> str:
+    """One line for the report: a kernel the device's compiler rejects (a Triton version's
+    bug, a resource limit) is a reason to keep the eager path, never a failed generate."""
+    first = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {first[0][:160] if first else ''}"
 
 
 def _device_kwargs(kwargs: dict[str, Any], device: torch.device) -> dict[str, Any]:
@@ -106,9 +114,13 @@ def choose(variant: Variant, problem: Problem, module: Any, device: torch.device
             g = next(g for g in variant.plan.groups if g.id == gid)
             wrapper = getattr(module, _rename(k.wrapper_name, 0))
             args = [env[a] for a in k.inputs]
-            kernel_ms = timer(wrapper, [args])
-            eager = eager_group(g, env, device)
-            eager_ms = timer(eager, [[]])
+            eager_ms = timer(eager_group(g, env, device), [[]])
+            try:
+                kernel_ms = timer(wrapper, [args])
+            except Exception as exc:  # noqa: BLE001 - any failure keeps the eager path
+                choices.append(Choice(gid, float("inf"), eager_ms, kept=False,
+                                      failure=_failure(exc)))
+                continue
             choices.append(Choice(gid, kernel_ms, eager_ms,
                                   kept=kernel_ms * KEEP_MARGIN <= eager_ms))
     return choices
@@ -142,13 +154,18 @@ def choose_program(problem: Problem, module: Any, device: torch.device,
     new = timed_model(problem, precision, 0, module.ModelNew, device)
     inputs = timing_inputs(problem, precision, 0, JUDGE_INPUT_SETS, device)
     new_times, eager_times = [], []
+
     def one_round() -> None:
         new_times.append(timer(new, inputs))
         eager_times.append(timer(ref, inputs))
 
     with torch.no_grad():
-        for _ in range(max(1, rounds)):
-            one_round()
+        try:
+            for _ in range(max(1, rounds)):
+                one_round()
+        except Exception as exc:  # noqa: BLE001 - a program that fails is not kept
+            return Choice(PROGRAM, float("inf"), timer(ref, inputs), kept=False,
+                          failure=_failure(exc))
         # rounds that disagree get a deciding one: a program is neither thrown away for one
         # slow round nor kept for one lucky round (an H200 batch norm measured 0.58 ms here
         # and 1.05 ms in the judge, eager 0.63)
@@ -165,15 +182,17 @@ def apply(variant: Variant, choices: list[Choice]) -> None:
         if c.kept:
             continue
         if c.group == PROGRAM:
-            variant.reference = (f"the problem's own forward kept: generated program "
-                                 f"{c.kernel_ms:.4f} ms vs PyTorch {c.eager_ms:.4f} ms")
+            variant.reference = ("the problem's own forward kept: " + (
+                f"the generated program failed on the device ({c.failure})" if c.failure
+                else f"generated program {c.kernel_ms:.4f} ms vs PyTorch {c.eager_ms:.4f} ms"))
             for g in variant.plan.groups:
                 if g.id in variant.kernels:
                     g.reason, g.kind = variant.reference, "extern"
             variant.kernels.clear()
             continue
         g = next(g for g in variant.plan.groups if g.id == c.group)
-        g.reason = (f"eager path kept: generated kernel {c.kernel_ms:.4f} ms vs PyTorch "
-                    f"{c.eager_ms:.4f} ms")
+        g.reason = "eager path kept: " + (
+            f"the generated kernel failed on the device ({c.failure})" if c.failure
+            else f"generated kernel {c.kernel_ms:.4f} ms vs PyTorch {c.eager_ms:.4f} ms")
         g.kind = "extern"
         del variant.kernels[c.group]

@@ -169,7 +169,9 @@ def generate_report(gen: Any, opts: Any) -> str:
         lines.append("|---|---|---|---|")
         for c in gen.choices:
             label = "whole program" if c.group < 0 else c.group
-            lines.append(f"| {label} | {_ms(c.kernel_ms)} | {_ms(c.eager_ms)} | "
+            kernel = (f"failed: {c.failure}" if getattr(c, "failure", None)
+                      else _ms(c.kernel_ms))
+            lines.append(f"| {label} | {kernel} | {_ms(c.eager_ms)} | "
                          f"{'kernel' if c.kept else 'eager'} |")
     lines.append("")
     res = gen.judge
