@@ -904,11 +904,15 @@ def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair,
 
 def _merge_var_lanes(nm: str, ind: str, lo: str, end: str) -> list[str]:
     """Chan's merge of the lanes' (count, mean, M2) into each row's, [BLOCK_K, 1]; lane j
-    saw the chunks starting at lo, lo + BLOCK_R, ... whose element j is below ``end``."""
+    saw the chunks starting at lo, lo + BLOCK_R, ... whose element j is below ``end``.
+
+    The row's count is the scalar ``end - lo`` (every row of the program walks the same
+    range), not the lanes' counts summed: cheaper, and a [BLOCK_K, 1] count both stored and
+    divided by crashed Triton 3.6's layout pass ("operand does not dominate this use")."""
     return [
         f"{ind}ln_{nm} = tl.maximum(({end} - {lo} - tl.arange(0, BLOCK_R)[None, :] + BLOCK_R - 1)"
         " // BLOCK_R, 0).to(tl.float32)",
-        f"{ind}n_{nm} = tl.sum(ln_{nm}, axis=1)[:, None]",
+        f"{ind}n_{nm} = tl.maximum({end} - {lo}, 0).to(tl.float32)",
         f"{ind}mu_{nm} = tl.sum(ln_{nm} * lmu_{nm}, axis=1)[:, None] / tl.maximum(n_{nm}, 1.0)",
         f"{ind}ld_{nm} = lmu_{nm} - mu_{nm}",
         f"{ind}acc_{nm} = tl.sum(lm2_{nm} + ln_{nm} * ld_{nm} * ld_{nm}, axis=1)[:, None]",
@@ -936,8 +940,9 @@ def _partial(r: fx.Node, ind: str, online: _Pair | None = None,
     where = "rows * SPLIT + tl.program_id(1)"
     if online is not None and online.mode == "var":
         return _merge_var_lanes(nm, ind, *bounds) + [
-            f"{ind}tl.store(ws_{nm}{w} + {where}, {v}_{nm}, mask=rmask)"
-            for w, v in (("", "acc"), ("_n", "n"), ("_mu", "mu"))]
+            f"{ind}tl.store(ws_{nm}{w} + {where}, {v}, mask=rmask)"
+            for w, v in (("", f"acc_{nm}"), ("_n", f"tl.zeros([BLOCK_K, 1], tl.float32) + n_{nm}"),
+                         ("_mu", f"mu_{nm}"))]
     if online is not None:  # the sum relative to this program's maximum (stored beside it)
         shift = _safe_shift(f"v_{online.partner.name}")
         return [ln.replace(f".to({tl_dtype(r)})", "")
