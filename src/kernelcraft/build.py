@@ -132,6 +132,70 @@ def _run(module_path: str, items: list[list[Any]]) -> list[dict]:
     return [asdict(compile_kernel(getattr(module, k["name"]), k, resolve(t))) for k, t in items]
 
 
+def _run_launches(module_path: str, problem_path: str, target: str) -> list[dict]:
+    """Record what the module launches at the problem's full size for ``target`` (see
+    ``launches``) and compile each launch as specialised."""
+    import importlib.util
+
+    from kernelcraft.launches import record
+    from kernelcraft.problem import load_problem
+    from kernelcraft.target import resolve
+
+    spec = importlib.util.spec_from_file_location("_kc_build_module", module_path)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    t = resolve(target)
+    try:
+        specs = record(module, load_problem(problem_path), t)
+    except Exception as exc:  # a wrapper that needs real data: say so, build nothing
+        msg = str(exc).strip().splitlines()
+        return [{"kernel": "(forward on meta tensors)", "target": t.arch, "ok": False,
+                 "note": f"launches not recorded: {type(exc).__name__}: "
+                         f"{msg[0][:150] if msg else ''}", "launch": True}]
+    rows = []
+    for s in specs:
+        row = asdict(compile_kernel(getattr(module, s["name"]), s, t))
+        row["launch"] = True
+        row["num_warps"] = s["num_warps"]
+        row["constants"] = sorted(k for k, v in s["signature"].items() if v == "constexpr")
+        rows.append(row)
+    return rows
+
+
+def compile_launches(module_path: Path, problem_path: Path, targets: list[str],
+                     timeout_s: float = 600.0) -> list[dict[str, Any]]:
+    """Every distinct launch of the module's forward at the problem's full size, compiled
+    for each target as Triton's launcher specialises it; one subprocess per target."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.setdefault("TRITON_CACHE_DIR", str(cache_dir() / "triton"))
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    out: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="kernelcraft-launches-") as tmp:
+        procs = []
+        for n, t in enumerate(targets):
+            job, result = Path(tmp) / f"job{n}.json", Path(tmp) / f"result{n}.json"
+            job.write_text(json.dumps({"module": str(module_path), "problem": str(problem_path),
+                                       "target": t, "result": str(result)}))
+            procs.append((subprocess.Popen(
+                [sys.executable, "-m", "kernelcraft.build", str(job)], env=env,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), result, t))
+        for proc, result, t in procs:
+            try:
+                _, err = proc.communicate(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                err = "build timed out"
+            if result.exists():
+                out += json.loads(result.read_text())
+            else:
+                tail = (err or "").strip().splitlines()[-1:] or ["no output"]
+                out.append({"kernel": "(forward on meta tensors)", "target": _arch(t),
+                            "ok": False, "note": tail[0][:200], "launch": True})
+    return out
+
+
 def cross_compile(module_path: Path, specs: list[dict[str, Any]], targets: list[str],
                   timeout_s: float = 600.0, jobs: int = 1) -> list[dict[str, Any]]:
     """Compile every kernel of a generated module for every target; results in
@@ -191,7 +255,10 @@ def _arch(target: str) -> str:
 
 def main() -> int:
     job = json.loads(Path(sys.argv[1]).read_text())
-    res = _run(job["module"], job["items"])
+    if "problem" in job:
+        res = _run_launches(job["module"], job["problem"], job["target"])
+    else:
+        res = _run(job["module"], job["items"])
     Path(job["result"]).write_text(json.dumps(res))
     return 0
 

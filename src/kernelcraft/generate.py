@@ -71,6 +71,8 @@ class Generated:
     judge: Any = None
     targets: list[Target] = field(default_factory=list)
     builds: list[dict[str, Any]] = field(default_factory=list)
+    #: each distinct launch of the full-size forward, compiled as specialised (``launches``)
+    launches: list[dict[str, Any]] = field(default_factory=list)
     variants: list[Variant] = field(default_factory=list)
     choices: list[Any] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
@@ -219,6 +221,9 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
                                            db_path=opts.database, measured_arch=measured)
         if gen.ranked:  # spill-free alternatives join the dispatch table
             emit()
+        from kernelcraft.build import compile_launches
+
+        gen.launches = compile_launches(module_path, Path(problem_path), [t.key for t in targets])
         clock.lap("build")
     if opts.judge:
         gen.judge = judge_generated(gen, opts)
@@ -534,4 +539,5 @@ def _report_json(gen: Generated, opts: GenerateOptions) -> dict[str, Any]:
         "tuned_from_database": gen.tuned_from_db,
         "judge": gen.judge.to_json() if gen.judge is not None else None,
         "builds": gen.builds,
+        "launches": gen.launches,
     }

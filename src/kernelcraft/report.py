@@ -207,7 +207,32 @@ def generate_report(gen: Any, opts: Any) -> str:
                          f"{b.get('registers', '-')} | {b.get('spills', '-')} | "
                          f"{b.get('shared', '-')} | {'-' if occ is None else f'{occ:.0%}'} | "
                          f"{b.get('note', '')} |")
+    lines += launch_lines(getattr(gen, "launches", None) or [])
     return "\n".join(lines) + "\n"
+
+
+def launch_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The launches of the full-size forward, compiled as Triton's launcher specialises
+    them: one line per target, then every launch that failed or spills."""
+    if not rows:
+        return []
+    lines = ["", "## Launches at full size", "",
+             "The module's forward on the problem's full-size shapes (meta tensors, no GPU): "
+             "every distinct launch compiled as the launcher specialises it (arguments equal "
+             "to 1 as constants, divisibility by 16), split passes and combines included.", ""]
+    for arch in dict.fromkeys(r["target"] for r in rows):
+        mine = [r for r in rows if r["target"] == arch]
+        ok = sum(1 for r in mine if r.get("ok"))
+        lines.append(f"- {arch}: {ok} of {len(mine)} launches compiled")
+    bad = [r for r in rows if not r.get("ok") or r.get("spills")]
+    if bad:
+        lines += ["", "| kernel | target | ok | warps | spills | note |",
+                  "|---|---|---|---|---|---|"]
+        for r in bad:
+            lines.append(f"| {r['kernel']} | {r['target']} | {'yes' if r.get('ok') else 'no'} | "
+                         f"{r.get('num_warps', '-')} | {r.get('spills', '-')} | "
+                         f"{r.get('note', '')} |")
+    return lines
 
 
 def tuning_lines(gen: Any) -> list[str]:
