@@ -62,11 +62,14 @@ def _arg(value: Any) -> tuple[str, Any, bool]:
 
 def _spec(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     const_names = {p.name for p in fn.params if p.is_constexpr}
-    runtime = [p.name for p in fn.params if not p.is_constexpr]
     sig: dict[str, str] = {}
     consts: dict[str, Any] = {}
     attrs: dict[str, Any] = {}
-    for name, value in zip(runtime, args, strict=False):
+    for param, value in zip(fn.params, args, strict=False):  # positional, constexprs too
+        name = param.name
+        if param.is_constexpr:
+            consts[name] = value
+            continue
         kind, const, div16 = _arg(value)
         sig[name] = kind
         if kind == "constexpr":

@@ -706,7 +706,7 @@ def _prepare(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
                            "TRITON_INTERPRET=1 before kernelcraft.codegen.conv is imported")
     if interpreted:
         backend = "cpu"
-    elif dev.type == "cuda":
+    elif dev.type in ("cuda", "meta"):  # meta: shapes only, launches recorded (launches.py)
         backend = "hip" if getattr(torch.version, "hip", None) else "cuda"
     else:
         raise ValueError(f"{fn}: device type {dev.type!r} not supported")

@@ -8,11 +8,26 @@ import torch
 _KC_MAX_RANK = 6
 
 
+_KC_COALESCED = {}
+
+
 def _kc_coalesce(sizes, strides_list, rank=_KC_MAX_RANK):
     """Merge dimensions every operand walks contiguously; pad in front to ``rank``.
 
-    Returns (sizes, strides per operand, ndim). Size-1 dimensions are dropped first.
+    Returns (sizes, strides per operand, ndim), to be read, not changed: the result is
+    kept per input (every forward of a model asks the same). Size-1 dimensions are dropped
+    first.
     """
+    key = (tuple(sizes), tuple(map(tuple, strides_list)), rank)
+    hit = _KC_COALESCED.get(key)
+    if hit is None:
+        if len(_KC_COALESCED) > 4096:  # many shapes: start over rather than grow
+            _KC_COALESCED.clear()
+        hit = _KC_COALESCED[key] = _kc_coalesce_new(sizes, strides_list, rank)
+    return hit
+
+
+def _kc_coalesce_new(sizes, strides_list, rank):
     dims = [i for i, s in enumerate(sizes) if s != 1]
     out_sizes = []
     out_strides = [[] for _ in strides_list]
@@ -247,10 +262,18 @@ def _kc_reshape(x, cin, chint, cout, sym):
 
 
 def _kc_state(module, fqn):
-    try:
-        return module.get_parameter(fqn)
-    except AttributeError:
-        return module.get_buffer(fqn)
+    """A parameter or buffer by dotted name, read on every forward. ``get_parameter`` walks
+    and checks the path each call (about 10 us); here the owning submodule is found once per
+    model and name, and the attribute read each call, so a moved, reloaded or replaced
+    tensor is still the one seen."""
+    owners = module.__dict__.get("_kc_owners")
+    if owners is None:
+        owners = module.__dict__["_kc_owners"] = {}
+    hit = owners.get(fqn)
+    if hit is None:
+        path, _, name = fqn.rpartition(".")
+        hit = owners[fqn] = (module.get_submodule(path) if path else module, name)
+    return getattr(hit[0], hit[1])
 
 
 def _kc_broadcast(*shapes):
