@@ -61,11 +61,12 @@ def _arg(value: Any) -> tuple[str, Any, bool]:
 
 
 def _spec(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    const_names = {p.name for p in fn.params if p.is_constexpr}
+    bound = list(zip(fn.params, args, strict=False))  # positional, constexprs too
+    bound += [(p, kwargs[p.name]) for p in fn.params[len(args):] if p.name in kwargs]
     sig: dict[str, str] = {}
     consts: dict[str, Any] = {}
     attrs: dict[str, Any] = {}
-    for param, value in zip(fn.params, args, strict=False):  # positional, constexprs too
+    for param, value in bound:
         name = param.name
         if param.is_constexpr:
             consts[name] = value
@@ -76,12 +77,9 @@ def _spec(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, A
             consts[name] = const
         elif div16:
             attrs[name] = _DIV16
-    options: dict[str, Any] = {}
-    for name, value in kwargs.items():
-        if name in const_names:
-            consts[name] = value
-        elif name not in ("num_warps", "num_stages", "grid", "warmup"):
-            options[name] = value
+    names = {p.name for p in fn.params}
+    options = {k: v for k, v in kwargs.items()
+               if k not in names and k not in ("num_warps", "num_stages")}
     spec = {"name": fn.__name__, "signature": sig, "constexprs": consts,
             "num_warps": int(kwargs.get("num_warps", 4)),
             "num_stages": kwargs.get("num_stages"), "attrs": attrs}
