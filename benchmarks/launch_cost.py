@@ -73,13 +73,17 @@ def module_rows(pairs: list[tuple[Path, Path]]) -> None:
             model(*inputs)
 
         with torch.no_grad():
-            full = _per_call_us(forward, 200)
+            try:
+                full = _per_call_us(forward, 200)
+            except Exception as exc:  # noqa: BLE001 - one module's failure is a row
+                print(f"module  {module_path}: failed: {type(exc).__name__}", flush=True)
+                continue
             JITFunction.run = lambda self, *a, **k: None
             try:
                 wrappers = _per_call_us(forward, 200)
             finally:
                 JITFunction.run = real
-        print(f"module  {problem_path.stem:40s} forward {full:8.1f} us  "
+        print(f"module  {str(module_path):50s} forward {full:8.1f} us  "
               f"wrappers only {wrappers:8.1f} us", flush=True)
 
 
