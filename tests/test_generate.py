@@ -650,3 +650,22 @@ def test_whole_program_rounds_that_disagree_get_a_third(write):
     times = iter([1.0, 1.2, 1.05, 1.2])  # rounds that agree: no third, the slower one counts
     choice = choose_program(problem, module, torch.device("cpu"), timer, rounds=2)
     assert (choice.kernel_ms, choice.eager_ms, choice.kept) == (1.05, 1.2, True)
+
+
+def test_literal_constants_cost_no_launch(write, tmp_path):
+    """``masked_fill`` and ``where(m, x, 0.0)`` read 0-d tensors of literals: the kernel
+    computes them in place instead of the forward creating them (a fill per call)."""
+    src = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x, m):
+            y = x.masked_fill(m, -1.5)
+            return torch.where(y > 0, y * 2.0, torch.zeros_like(y)).clamp(min=-1.0), y
+    def get_inputs(): return [torch.randn(64, 33), torch.rand(64, 33) > 0.5]
+    def get_init_inputs(): return []
+    """
+    gen = generate(write("masked.py", src), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    forward = gen.module_path.read_text().split("def _kc_v0_forward", 1)[1].split("\n\n")[0]
+    assert "scalar_tensor" not in forward and len(gen.kernels) == 1

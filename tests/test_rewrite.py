@@ -1,14 +1,19 @@
 """Graph rewrites before planning: ``sink_gathers`` moves a gather below pointwise ops only
-where that is exact, and the moved program computes the same values."""
+where that is exact, and the moved program computes the same values; ``split_constants``
+gives each reader of a literal 0-d tensor its own copy, which the planner puts into the
+reader's kernel."""
 
 from __future__ import annotations
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch import fx
 
 from kernelcraft.capture import capture
-from kernelcraft.rewrite import sink_gathers
+from kernelcraft.codegen.ops import op_name
+from kernelcraft.plan import build_plan
+from kernelcraft.rewrite import sink_gathers, split_constants
 
 
 class _CrossEntropy(nn.Module):
@@ -61,3 +66,38 @@ def test_operands_varying_along_the_gathered_dim_stay() -> None:
     # right for any index shorter than x along dim 0
     c = capture(_Partial(), [x, r, torch.randint(0, 9, (6, 2))])
     assert sink_gathers(c.gm) == 0
+
+
+class _MaskedSoftmax(nn.Module):
+    """masked_fill and nan_to_num decompose to ``where`` on 0-d tensors of literals."""
+
+    def forward(self, s, mask):
+        return torch.softmax(s.masked_fill(~mask, float("-inf")), -1).nan_to_num(0.0)
+
+
+def _constants(gm) -> list[fx.Node]:
+    return [n for n in gm.graph.nodes if n.op == "call_function"
+            and "scalar_tensor" in str(n.target)]
+
+
+def test_literal_constants_are_computed_in_the_kernel_that_reads_them() -> None:
+    s, mask = torch.randn(4, 6, 10), torch.rand(4, 6, 10) > 0.3
+    mask[0, 0] = False  # a row with every score masked: NaN, then 0.0
+    c = capture(_MaskedSoftmax(), [s, mask])
+    want = _MaskedSoftmax()(s, mask)
+    before = len(_constants(c.gm))
+    split_constants(c.gm)
+    assert len(_constants(c.gm)) >= before and all(len(n.users) == 1 for n in _constants(c.gm))
+    torch.testing.assert_close(c.gm(s, mask)[0], want)  # the copies mean what they meant
+    plan = build_plan(c.gm)
+    (kernel,) = [g for g in plan.groups if g.kind != "glue"]
+    assert kernel.kind == "reduction" and set(_constants(c.gm)) <= set(kernel.nodes)
+
+
+def test_constants_stay_outside_without_the_option() -> None:
+    from kernelcraft.plan import FusionOptions
+
+    c = capture(_MaskedSoftmax(), [torch.randn(4, 6, 10), torch.rand(4, 6, 10) > 0.3])
+    plan = build_plan(c.gm, FusionOptions(inline_constants=False))
+    externs = [g for g in plan.groups if g.kind == "extern"]
+    assert externs and all(op_name(g.nodes[0].target) == "scalar_tensor" for g in externs)

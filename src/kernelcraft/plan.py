@@ -55,6 +55,8 @@ class FusionOptions:
     conv_template: str | bool = "auto"
     #: softmax(Q K^T) V through the flash-attention template (else bmm + softmax kernels)
     attention_template: bool = True
+    #: literal 0-d tensors (``scalar_tensor``) computed inside the kernels that read them
+    inline_constants: bool = True
     #: gathers moved below the pointwise ops feeding them (``rewrite.sink_gathers``: cross
     #: entropy then never writes the whole log-softmax)
     sink_gathers: bool = True
@@ -266,6 +268,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import sink_gathers
 
         sink_gathers(gm)
+    if opts.inline_constants:
+        from kernelcraft.rewrite import split_constants
+
+        split_constants(gm)
     groups: list[Group] = []
     group_of: dict[fx.Node, Group] = {}
 
@@ -339,7 +345,9 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                     _merge(target, other, groups, group_of)
                 join(target, n)
             else:
-                new("pointwise", n, domain=shape)
+                target = new("pointwise", n, domain=shape)
+            if opts.inline_constants:
+                _absorb_constants(n, target, groups, group_of)
             continue
         if is_reduction(n.target) and _supported_reduction(n):
             rdims, _ = reduction_dims(n)
@@ -453,7 +461,7 @@ def _prologue_ok(g: Group, consumer: fx.Node, opts: FusionOptions) -> bool:
         return False
     members = set(g.nodes)
     for m in g.nodes:
-        if shape_key(val(m).shape) != g.domain:
+        if shape_key(val(m).shape) != g.domain and not inline_constant(m):
             return False
         for u in m.users:
             if u not in members and u is not consumer:
@@ -469,6 +477,30 @@ def _after_scan_flip(n: fx.Node, g: Group) -> bool:
         return True
     after = set(g.nodes[g.nodes.index(flips[0]):])
     return all(a in after for a in n.all_input_nodes if a in g.nodes)
+
+
+def inline_constant(n: Any) -> bool:
+    """A 0-d tensor of a literal (``scalar_tensor(0.0)``, as ``where(m, x, 0.0)`` and
+    ``masked_fill`` decompose): a kernel reading it computes it in place."""
+    return (isinstance(n, fx.Node) and n.op == "call_function"
+            and op_name(n.target) == "scalar_tensor"
+            and isinstance(n.args[0], (int, float, bool)) and val(n).dtype in (
+                torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32,
+                torch.bool))
+
+
+def _absorb_constants(n: fx.Node, g: Group, groups: list[Group],
+                      group_of: dict[fx.Node, Group]) -> None:
+    """n's literal 0-d inputs that only n reads move from their own (extern) group into n's
+    group, where the template lowers them to literals."""
+    if g.kind not in ("pointwise", "reduction"):
+        return
+    for a in n.all_input_nodes:
+        h = group_of.get(a)
+        if (h is not None and h is not g and h.kind == "extern" and h.nodes == [a]
+                and inline_constant(a) and len(a.users) == 1):
+            _merge(g, h, groups, group_of)
+            g.deps.discard(h.id)
 
 
 def _is_tensor_seq(value: Any) -> bool:

@@ -1,4 +1,5 @@
-"""Graph rewrites before planning: exact, local, and only where they save memory traffic.
+"""Graph rewrites before planning: exact, local, and only where they save memory traffic
+or launches.
 
 ``sink_gathers``: ``gather(f(a, b), dim, idx)`` with ``f`` pointwise becomes
 ``f(gather(a, dim, idx), b)`` when every operand of ``f`` either has ``f``'s full shape
@@ -6,6 +7,10 @@
 log-sum-exp). Cross entropy is the case in point: it gathers the target's entry of the
 whole log-softmax, which then has to be written out in full; after the rewrite only the
 row statistics and one logit per row are needed, so the logits are read once.
+
+``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
+one copy per reader, so that the planner can put each into its reader's kernel as a literal
+(``plan.inline_constant``): no fill launched on every forward, no kernel argument.
 """
 
 from __future__ import annotations
@@ -17,6 +22,28 @@ from kernelcraft.codegen.ops import is_pointwise, op_name
 from kernelcraft.plan import is_tensor_node, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def split_constants(gm: fx.GraphModule) -> int:
+    """One copy of each literal ``scalar_tensor`` per pointwise reader; the number of copies
+    made. The copies compute the same value, so the graph means what it meant."""
+    from kernelcraft.plan import inline_constant
+
+    made = 0
+    for n in list(gm.graph.nodes):
+        users = list(n.users)
+        if (n.op != "call_function" or not inline_constant(n) or len(users) < 2
+                or not all(u.op == "call_function" and is_pointwise(u.target) for u in users)):
+            continue
+        for u in users[1:]:
+            with gm.graph.inserting_before(u):
+                copy = gm.graph.node_copy(n)
+            copy.meta = dict(n.meta)
+            u.replace_input_with(n, copy)
+            made += 1
+    if made:
+        gm.recompile()
+    return made
 
 
 def sink_gathers(gm: fx.GraphModule) -> int:

@@ -50,7 +50,15 @@ from kernelcraft.codegen.common import (
     tl_dtype,
 )
 from kernelcraft.codegen.ops import REDUCTIONS, op_name
-from kernelcraft.plan import Group, hint, is_tensor_node, reduction_dims, shape_key, val
+from kernelcraft.plan import (
+    Group,
+    hint,
+    inline_constant,
+    is_tensor_node,
+    reduction_dims,
+    shape_key,
+    val,
+)
 
 #: Tile policy, read by the wrapper at runtime (see runtime._kc_row_config).
 CPU_TILE = 16384  # interpreter: few large programs
@@ -123,6 +131,8 @@ def _analyse(g: Group) -> _Analysis:
         if not isinstance(val(n), torch.Tensor):
             _fail(f"{n.name}: non-tensor member")
         s = shape_key(val(n).shape)
+        if inline_constant(n) and len(n.users) == 1:  # a literal: its reader's context
+            s = shape_key(val(next(iter(n.users))).shape)
         if name in REDUCTIONS:
             dims, _ = reduction_dims(n)
             if dims != tuple(rd):
