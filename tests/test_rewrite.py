@@ -13,7 +13,7 @@ from torch import fx
 from kernelcraft.capture import capture
 from kernelcraft.codegen.ops import op_name
 from kernelcraft.plan import build_plan
-from kernelcraft.rewrite import sink_gathers, split_constants
+from kernelcraft.rewrite import eliminate_common, sink_gathers, split_constants
 
 
 class _CrossEntropy(nn.Module):
@@ -101,3 +101,27 @@ def test_constants_stay_outside_without_the_option() -> None:
     plan = build_plan(c.gm, FusionOptions(inline_constants=False))
     externs = [g for g in plan.groups if g.kind == "extern"]
     assert externs and all(op_name(g.nodes[0].target) == "scalar_tensor" for g in externs)
+
+
+class _Twice(nn.Module):
+    """softmax and log_softmax of one tensor take the same row maximum and exp-sum; the two
+    means are one; the integer ``+ 1`` and the float ``+ 1.0`` are not the same op."""
+
+    def forward(self, x, k):
+        m = x.mean(-1, keepdim=True)
+        return (torch.softmax(x, -1) + torch.log_softmax(x, -1)
+                + x.mean(-1, keepdim=True) * m.sigmoid(), k + 1, (k + 1.0) * 2, k + 1)
+
+
+def test_common_subexpressions_are_computed_once() -> None:
+    x, k = torch.randn(8, 16), torch.randint(0, 5, (8,))
+    c = capture(_Twice(), [x, k])
+    ops = [str(n.target) for n in c.gm.graph.nodes if n.op == "call_function"]
+    assert eliminate_common(c.gm) >= 4  # amax, sub, exp, sum, mean
+    after = [str(n.target) for n in c.gm.graph.nodes if n.op == "call_function"]
+    assert after.count("aten.amax.default") == 1 < ops.count("aten.amax.default")
+    assert after.count("aten.mean.dim") == 1
+    assert after.count("aten.add.Tensor") >= 3  # k + 1 twice (both returned), k + 1.0
+    for got, want in zip(c.gm(x, k), _Twice()(x, k), strict=True):
+        torch.testing.assert_close(got, want)
+        assert got.dtype == want.dtype

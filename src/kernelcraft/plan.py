@@ -55,6 +55,8 @@ class FusionOptions:
     conv_template: str | bool = "auto"
     #: softmax(Q K^T) V through the flash-attention template (else bmm + softmax kernels)
     attention_template: bool = True
+    #: nodes computing what an earlier node computes merged into it (``rewrite``)
+    eliminate_common: bool = True
     #: literal 0-d tensors (``scalar_tensor``) computed inside the kernels that read them
     inline_constants: bool = True
     #: gathers moved below the pointwise ops feeding them (``rewrite.sink_gathers``: cross
@@ -264,6 +266,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
     from kernelcraft.codegen.scan import SCANS, is_flip_along, scan_dim, scan_supported
 
     opts = options or FusionOptions()
+    if opts.eliminate_common:
+        from kernelcraft.rewrite import eliminate_common
+
+        eliminate_common(gm)
     if opts.sink_gathers:
         from kernelcraft.rewrite import sink_gathers
 

@@ -8,12 +8,19 @@ log-sum-exp). Cross entropy is the case in point: it gathers the target's entry 
 whole log-softmax, which then has to be written out in full; after the rewrite only the
 row statistics and one logit per row are needed, so the logits are read once.
 
+``eliminate_common``: a node that computes what an earlier node computes (the same op on the
+same operands: ``softmax(x)`` and ``log_softmax(x)`` both take ``amax(x)``) becomes that
+node, so the value is computed, and its input read, once.
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
 """
 
 from __future__ import annotations
+
+import operator
+from typing import Any
 
 import torch
 import torch.fx as fx
@@ -22,6 +29,57 @@ from kernelcraft.codegen.ops import is_pointwise, op_name
 from kernelcraft.plan import is_tensor_node, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _pure(n: fx.Node) -> bool:
+    """An op whose result depends only on its operands: not mutating, not random, not an
+    uninitialised allocation."""
+    if n.op != "call_function":
+        return False
+    t = n.target
+    if t is operator.getitem:
+        return True
+    if not isinstance(t, torch._ops.OpOverload):
+        return False
+    if t._schema.is_mutable or torch.Tag.nondeterministic_seeded in t.tags:
+        return False
+    return not op_name(t).startswith(("empty", "new_empty"))
+
+
+def _frozen(a: Any) -> Any:
+    """A hashable form of an op argument; scalars keep their type (``x + 1`` on an integer
+    tensor is not ``x + 1.0``)."""
+    if isinstance(a, (list, tuple)):
+        return (type(a).__name__, *(_frozen(v) for v in a))
+    if isinstance(a, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in a.items()))
+    if isinstance(a, (bool, int, float, complex)):
+        return (type(a).__name__, a)
+    hash(a)  # nodes, dtypes, devices, layouts, memory formats, None, strings
+    return a
+
+
+def eliminate_common(gm: fx.GraphModule) -> int:
+    """Merge nodes computing the same pure op on the same operands; the number removed."""
+    first: dict[Any, fx.Node] = {}
+    removed = 0
+    for n in list(gm.graph.nodes):
+        if not _pure(n):
+            continue
+        if any(u.op == "output" for u in n.users):  # returned: stays its own tensor
+            continue
+        try:
+            key = (n.target, _frozen(n.args), _frozen(n.kwargs))
+            earlier = first.setdefault(key, n)
+        except TypeError:  # an argument without a hashable form: leave the node alone
+            continue
+        if earlier is not n:
+            n.replace_all_uses_with(earlier)
+            gm.graph.erase_node(n)
+            removed += 1
+    if removed:
+        gm.recompile()
+    return removed
 
 
 def split_constants(gm: fx.GraphModule) -> int:
