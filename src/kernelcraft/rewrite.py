@@ -25,15 +25,15 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from kernelcraft.codegen.ops import is_pointwise, op_name
+from kernelcraft.codegen.ops import is_pointwise, is_view, op_name
 from kernelcraft.plan import is_tensor_node, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
 
 def _pure(n: fx.Node) -> bool:
-    """An op whose result depends only on its operands: not mutating, not random, not an
-    uninitialised allocation."""
+    """An op worth computing once whose result depends only on its operands: not mutating,
+    not random, not an uninitialised allocation, not a view."""
     if n.op != "call_function":
         return False
     t = n.target
@@ -43,7 +43,9 @@ def _pure(n: fx.Node) -> bool:
         return False
     if t._schema.is_mutable or torch.Tag.nondeterministic_seeded in t.tags:
         return False
-    return not op_name(t).startswith(("empty", "new_empty"))
+    # views cost nothing to repeat, and templates claim view chains as their own
+    # (an attention reads K through its transpose)
+    return not (is_view(t) or op_name(t).startswith(("empty", "new_empty")))
 
 
 def _frozen(a: Any) -> Any:
