@@ -96,6 +96,10 @@ def test_cross_compiles_for_nvidia_and_amd(write, tmp_path):
     gen = generate(write("pw.py", POINTWISE), opts)
     assert {b["target"] for b in gen.builds} == {"sm_90", "gfx942"}
     assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
+    # and each launch of the full-size forward, as the launcher specialises it
+    assert {b["target"] for b in gen.launches} == {"sm_90", "gfx942"}
+    assert all(b["ok"] for b in gen.launches), gen.launches
+    assert "## Launches at full size" in gen.report_path.read_text()
 
 
 SOFTMAX_LINEAR = """

@@ -163,36 +163,50 @@ def _run_launches(module_path: str, problem_path: str, target: str) -> list[dict
     return rows
 
 
+def _build_env() -> dict[str, str]:
+    """The environment of a build subprocess: compiled kernels, never the interpreter."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.setdefault("TRITON_CACHE_DIR", str(cache_dir() / "triton"))
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    return env
+
+
+def _spawn(job: dict[str, Any], tmp: str, n: int, env: dict[str, str]
+           ) -> tuple[subprocess.Popen, Path]:
+    """Start ``python -m kernelcraft.build`` on ``job``; its rows go to the returned path."""
+    path, result = Path(tmp) / f"job{n}.json", Path(tmp) / f"result{n}.json"
+    path.write_text(json.dumps(job | {"result": str(result)}))
+    return subprocess.Popen([sys.executable, "-m", "kernelcraft.build", str(path)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), result
+
+
+def _collect(proc: subprocess.Popen, result: Path, timeout_s: float
+             ) -> tuple[list[dict] | None, str]:
+    """(rows, last line of stderr): rows is None when the subprocess died or timed out."""
+    try:
+        _, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        err = "build timed out"
+    tail = ((err or "").strip().splitlines()[-1:] or ["no output"])[0][:200]
+    return (json.loads(result.read_text()) if result.exists() else None), tail
+
+
 def compile_launches(module_path: Path, problem_path: Path, targets: list[str],
                      timeout_s: float = 600.0) -> list[dict[str, Any]]:
     """Every distinct launch of the module's forward at the problem's full size, compiled
     for each target as Triton's launcher specialises it; one subprocess per target."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env.setdefault("TRITON_CACHE_DIR", str(cache_dir() / "triton"))
-    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    env = _build_env()
     out: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="kernelcraft-launches-") as tmp:
-        procs = []
-        for n, t in enumerate(targets):
-            job, result = Path(tmp) / f"job{n}.json", Path(tmp) / f"result{n}.json"
-            job.write_text(json.dumps({"module": str(module_path), "problem": str(problem_path),
-                                       "target": t, "result": str(result)}))
-            procs.append((subprocess.Popen(
-                [sys.executable, "-m", "kernelcraft.build", str(job)], env=env,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), result, t))
+        procs = [(*_spawn({"module": str(module_path), "problem": str(problem_path),
+                           "target": t}, tmp, n, env), t) for n, t in enumerate(targets)]
         for proc, result, t in procs:
-            try:
-                _, err = proc.communicate(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
-                err = "build timed out"
-            if result.exists():
-                out += json.loads(result.read_text())
-            else:
-                tail = (err or "").strip().splitlines()[-1:] or ["no output"]
-                out.append({"kernel": "(forward on meta tensors)", "target": _arch(t),
-                            "ok": False, "note": tail[0][:200], "launch": True})
+            rows, tail = _collect(proc, result, timeout_s)
+            out += rows if rows is not None else [
+                {"kernel": "(forward on meta tensors)", "target": _arch(t), "ok": False,
+                 "note": tail, "launch": True}]
     return out
 
 
@@ -211,37 +225,19 @@ def compile_pairs(module_path: Path, pairs: list[tuple[dict[str, Any], str]],
     reports its pairs as failed builds."""
     if not pairs:
         return []
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env.setdefault("TRITON_CACHE_DIR", str(cache_dir() / "triton"))
-    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    env = _build_env()
     jobs = max(1, min(jobs, len(pairs)))
     parts = [list(range(i, len(pairs), jobs)) for i in range(jobs)]
     out: list[dict[str, Any] | None] = [None] * len(pairs)
     with tempfile.TemporaryDirectory(prefix="kernelcraft-build-") as tmp:
-        procs = []
-        for n, idx in enumerate(parts):
-            job = Path(tmp) / f"job{n}.json"
-            result = Path(tmp) / f"result{n}.json"
-            job.write_text(json.dumps({"module": str(module_path),
-                                       "items": [list(pairs[i]) for i in idx],
-                                       "result": str(result)}))
-            proc = subprocess.Popen([sys.executable, "-m", "kernelcraft.build", str(job)],
-                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True)
-            procs.append((proc, result, idx))
+        procs = [(*_spawn({"module": str(module_path),
+                           "items": [list(pairs[i]) for i in idx]}, tmp, n, env), idx)
+                 for n, idx in enumerate(parts)]
         for proc, result, idx in procs:
-            try:
-                _, err = proc.communicate(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
-                err = "build timed out"
-            if result.exists():
-                rows = json.loads(result.read_text())
-            else:
-                tail = (err or "").strip().splitlines()[-1:] or ["no output"]
+            rows, tail = _collect(proc, result, timeout_s)
+            if rows is None:
                 rows = [{"kernel": pairs[i][0]["name"], "target": _arch(pairs[i][1]),
-                         "ok": False, "note": tail[0][:200]} for i in idx]
+                         "ok": False, "note": tail} for i in idx]
             for i, row in zip(idx, rows, strict=True):
                 out[i] = row
     return [r for r in out if r is not None]
