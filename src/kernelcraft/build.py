@@ -132,6 +132,10 @@ def _run(module_path: str, items: list[list[Any]]) -> list[dict]:
     return [asdict(compile_kernel(getattr(module, k["name"]), k, resolve(t))) for k, t in items]
 
 
+#: the kernel name of a row saying the forward could not run on meta tensors (or died)
+UNRECORDED = "(forward on meta tensors)"
+
+
 def _run_launches(module_path: str, problem_path: str, target: str) -> list[dict]:
     """Record what the module launches at the problem's full size for ``target`` (see
     ``launches``) and compile each launch as specialised."""
@@ -150,7 +154,7 @@ def _run_launches(module_path: str, problem_path: str, target: str) -> list[dict
         specs = record(module, load_problem(problem_path), t)
     except Exception as exc:  # a wrapper that needs real data: say so, build nothing
         msg = str(exc).strip().splitlines()
-        return [{"kernel": "(forward on meta tensors)", "target": t.arch, "ok": False,
+        return [{"kernel": UNRECORDED, "target": t.arch, "ok": False,
                  "note": f"launches not recorded: {type(exc).__name__}: "
                          f"{msg[0][:150] if msg else ''}", "launch": True}]
     rows = []
@@ -205,7 +209,7 @@ def compile_launches(module_path: Path, problem_path: Path, targets: list[str],
         for proc, result, t in procs:
             rows, tail = _collect(proc, result, timeout_s)
             out += rows if rows is not None else [
-                {"kernel": "(forward on meta tensors)", "target": _arch(t), "ok": False,
+                {"kernel": UNRECORDED, "target": _arch(t), "ok": False,
                  "note": tail, "launch": True}]
     return out
 

@@ -220,11 +220,16 @@ def launch_lines(rows: list[dict[str, Any]]) -> list[str]:
              "The module's forward on the problem's full-size shapes (meta tensors, no GPU): "
              "every distinct launch compiled as the launcher specialises it (arguments equal "
              "to 1 as constants, divisibility by 16), split passes and combines included.", ""]
+    from kernelcraft.build import UNRECORDED
+
+    unrecorded = [r for r in rows if r["kernel"] == UNRECORDED]
     for arch in dict.fromkeys(r["target"] for r in rows):
         mine = [r for r in rows if r["target"] == arch]
         ok = sum(1 for r in mine if r.get("ok"))
-        lines.append(f"- {arch}: {ok} of {len(mine)} launches compiled")
-    bad = [r for r in rows if not r.get("ok") or r.get("spills")]
+        lines.append(f"- {arch}: " + next(
+            (r["note"] for r in unrecorded if r["target"] == arch),
+            f"{ok} of {len(mine)} launches compiled"))
+    bad = [r for r in rows if r not in unrecorded and (not r.get("ok") or r.get("spills"))]
     if bad:
         lines += ["", "| kernel | target | ok | warps | spills | note |",
                   "|---|---|---|---|---|---|"]
