@@ -62,7 +62,8 @@ def _arg(value: Any) -> tuple[str, Any, bool]:
 
 def _spec(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     bound = list(zip(fn.params, args, strict=False))  # positional, constexprs too
-    bound += [(p, kwargs[p.name]) for p in fn.params[len(args):] if p.name in kwargs]
+    bound += [(p, kwargs[p.name] if p.name in kwargs else p.default)
+              for p in fn.params[len(args):] if p.name in kwargs or p.has_default]
     sig: dict[str, str] = {}
     consts: dict[str, Any] = {}
     attrs: dict[str, Any] = {}
