@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from kernelcraft.capture import capture
+from kernelcraft.codegen.ops import op_name
 from kernelcraft.codegen.runtime import _kc_coalesce, _kc_reshape
 from kernelcraft.errors import InputError
 from kernelcraft.export import MARKER
@@ -673,3 +674,33 @@ def test_literal_constants_cost_no_launch(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     forward = gen.module_path.read_text().split("def _kc_v0_forward", 1)[1].split("\n\n")[0]
     assert "scalar_tensor" not in forward and len(gen.kernels) == 1
+
+
+def test_broadcast_producers_are_recomputed_in_their_reader(write, tmp_path):
+    """``~mask`` on a [B, 1, K] key-padding mask and ``gamma.exp()`` on a [C, 1] parameter
+    are read by one kernel on the full shape: recomputed there (no launch, no buffer);
+    a producer read by two kernels is still computed once and stored."""
+    src = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gamma = nn.Parameter(torch.randn(6, 1) * 0.1)
+        def forward(self, s, keep, x):
+            p = torch.softmax(s.masked_fill(~keep, float("-inf")), -1).nan_to_num(0.0)
+            g = self.gamma.exp()
+            return p, x * g, x.sum(-1, keepdim=True) * g
+    def get_inputs():
+        keep = torch.rand(4, 1, 40) > 0.3
+        keep[0] = False
+        return [torch.randn(4, 7, 40), keep, torch.randn(6, 50)]
+    def get_init_inputs(): return []
+    """
+    gen = generate(write("bcast.py", src), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    kinds = {g.id: [op_name(m.target) for m in g.nodes] for g in gen.plan.groups
+             if g.kind != "glue"}
+    softmax = next(v for v in kinds.values() if "amax" in v)
+    assert "bitwise_not" in softmax  # ~keep inside the softmax kernel
+    assert any(v == ["exp"] for v in kinds.values())  # exp(gamma): read by two kernels

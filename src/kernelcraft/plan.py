@@ -57,6 +57,8 @@ class FusionOptions:
     attention_template: bool = True
     #: nodes computing what an earlier node computes merged into it (``rewrite``)
     eliminate_common: bool = True
+    #: pointwise values on a broadcast shape that one kernel reads recomputed inside it
+    fuse_broadcast_producers: bool = True
     #: literal 0-d tensors (``scalar_tensor``) computed inside the kernels that read them
     inline_constants: bool = True
     #: gathers moved below the pointwise ops feeding them (``rewrite.sink_gathers``: cross
@@ -354,6 +356,8 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 target = new("pointwise", n, domain=shape)
             if opts.inline_constants:
                 _absorb_constants(n, target, groups, group_of)
+            if opts.fuse_broadcast_producers:
+                _absorb_broadcast_producers(n, target, groups, group_of)
             continue
         if is_reduction(n.target) and _supported_reduction(n):
             rdims, _ = reduction_dims(n)
@@ -507,6 +511,39 @@ def _absorb_constants(n: fx.Node, g: Group, groups: list[Group],
                 and inline_constant(a) and len(a.users) == 1):
             _merge(g, h, groups, group_of)
             g.deps.discard(h.id)
+
+
+def broadcasts_to(s: tuple[str, ...], domain: tuple[str, ...]) -> bool:
+    """Whether a value of shape ``s`` (same rank) broadcasts to ``domain`` and differs."""
+    return (len(s) == len(domain) and s != domain
+            and all(a == b or a == "1" for a, b in zip(s, domain, strict=True)))
+
+
+def _absorb_broadcast_producers(n: fx.Node, g: Group, groups: list[Group],
+                                group_of: dict[fx.Node, Group]) -> None:
+    """A pointwise group on a smaller, broadcast shape (``~mask`` of a [B, 1, K] key
+    padding mask, ``gamma.exp()`` of a [C, 1, 1] parameter) whose values only ``n`` reads is
+    recomputed in n's group, its inputs read broadcast there: no launch, no buffer."""
+    if g.kind not in ("pointwise", "reduction") or _has_gather(g):
+        return
+    shape = shape_key(val(n).shape)
+    if g.kind == "pointwise" and shape != g.domain:
+        return
+    for a in n.all_input_nodes:
+        h = group_of.get(a)
+        if (h is None or h is g or h.kind != "pointwise" or _has_gather(h)
+                or not broadcasts_to(h.domain, shape)):
+            continue
+        members = set(h.nodes)
+        if any(u not in members and u is not n for m in h.nodes for u in m.users):
+            continue  # read elsewhere too (or returned): computed once, stored
+        if any(shape_key(val(m).shape) != h.domain and not inline_constant(m)
+               for m in h.nodes):
+            continue
+        if g.id in h.deps or not _acyclic(n, g, group_of, groups):
+            continue
+        _merge(g, h, groups, group_of)
+        g.deps.discard(h.id)
 
 
 def _is_tensor_seq(value: Any) -> bool:

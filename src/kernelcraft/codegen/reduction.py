@@ -52,6 +52,7 @@ from kernelcraft.codegen.common import (
 from kernelcraft.codegen.ops import REDUCTIONS, op_name
 from kernelcraft.plan import (
     Group,
+    broadcasts_to,
     hint,
     inline_constant,
     is_tensor_node,
@@ -158,6 +159,8 @@ def _analyse(g: Group) -> _Analysis:
             an.ctx[n] = "keep"
         elif s == drop:
             an.ctx[n] = "drop"
+        elif broadcasts_to(s, dom):  # a broadcast producer recomputed per element
+            an.ctx[n] = "full"
         else:
             _fail(f"{n.name}: shape {s} is neither the domain nor a kept shape")
         full = an.ctx[n] == "full"
