@@ -120,15 +120,21 @@ def compile_kernel(fn: Any, spec: dict[str, Any], target: Any) -> BuildResult:
                        res.get("shared"), res.get("note", ""), occ)
 
 
-def _run(module_path: str, items: list[list[Any]]) -> list[dict]:
+def _import(module_path: str) -> Any:
+    """The generated module, imported under a private name (compiled, not interpreted)."""
     import importlib.util
-
-    from kernelcraft.target import resolve
 
     spec = importlib.util.spec_from_file_location("_kc_build_module", module_path)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
+    return module
+
+
+def _run(module_path: str, items: list[list[Any]]) -> list[dict]:
+    from kernelcraft.target import resolve
+
+    module = _import(module_path)
     return [asdict(compile_kernel(getattr(module, k["name"]), k, resolve(t))) for k, t in items]
 
 
@@ -139,24 +145,18 @@ UNRECORDED = "(forward on meta tensors)"
 def _run_launches(module_path: str, problem_path: str, target: str) -> list[dict]:
     """Record what the module launches at the problem's full size for ``target`` (see
     ``launches``) and compile each launch as specialised."""
-    import importlib.util
-
+    from kernelcraft.errors import one_line
     from kernelcraft.launches import record
     from kernelcraft.problem import load_problem
     from kernelcraft.target import resolve
 
-    spec = importlib.util.spec_from_file_location("_kc_build_module", module_path)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
+    module = _import(module_path)
     t = resolve(target)
     try:
         specs = record(module, load_problem(problem_path), t)
     except Exception as exc:  # a wrapper that needs real data: say so, build nothing
-        msg = str(exc).strip().splitlines()
         return [{"kernel": UNRECORDED, "target": t.arch, "ok": False,
-                 "note": f"launches not recorded: {type(exc).__name__}: "
-                         f"{msg[0][:150] if msg else ''}", "launch": True}]
+                 "note": f"launches not recorded: {one_line(exc)[:180]}", "launch": True}]
     rows = []
     for s in specs:
         row = asdict(compile_kernel(getattr(module, s["name"]), s, t))

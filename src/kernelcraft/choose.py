@@ -16,6 +16,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from kernelcraft.errors import one_line
 from kernelcraft.export import Variant
 from kernelcraft.problem import Problem
 
@@ -38,8 +39,7 @@ class Choice:
 def _failure(exc: Exception) -> str:
     """One line for the report: a kernel the device's compiler rejects (a Triton version's
     bug, a resource limit) is a reason to keep the eager path, never a failed generate."""
-    first = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {first[0][:160] if first else ''}"
+    return one_line(exc)[:200]
 
 
 def _device_kwargs(kwargs: dict[str, Any], device: torch.device) -> dict[str, Any]:

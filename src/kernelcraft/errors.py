@@ -11,3 +11,9 @@ class InputError(KernelcraftError):
 
 class CandidateRejected(KernelcraftError):
     """A candidate was judged and found wrong; the message is the one-line reason."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line for a report or a message: its type and first line."""
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")

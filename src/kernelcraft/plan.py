@@ -510,7 +510,6 @@ def _absorb_constants(n: fx.Node, g: Group, groups: list[Group],
         if (h is not None and h is not g and h.kind == "extern" and h.nodes == [a]
                 and inline_constant(a) and len(a.users) == 1):
             _merge(g, h, groups, group_of)
-            g.deps.discard(h.id)
 
 
 def broadcasts_to(s: tuple[str, ...], domain: tuple[str, ...]) -> bool:
@@ -543,7 +542,6 @@ def _absorb_broadcast_producers(n: fx.Node, g: Group, groups: list[Group],
         if g.id in h.deps or not _acyclic(n, g, group_of, groups):
             continue
         _merge(g, h, groups, group_of)
-        g.deps.discard(h.id)
 
 
 def _is_tensor_seq(value: Any) -> bool:
@@ -682,7 +680,7 @@ def _merge(into: Group, other: Group, groups: list[Group],
         group_of[n] = into
     into.nodes.extend(other.nodes)
     into.deps |= other.deps
-    into.deps.discard(into.id)
+    into.deps -= {into.id, other.id}
     other.nodes = []
     other.kind = "merged"
     for g in groups:

@@ -24,7 +24,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from kernelcraft.errors import InputError
+from kernelcraft.errors import InputError, one_line
 
 #: Distributions the sampler cycles through; the first keeps the problem's own inputs.
 DISTRIBUTIONS: tuple[str, ...] = ("problem", "normal", "uniform", "scaled", "outliers", "shifted")
@@ -80,7 +80,7 @@ class Problem:
                     return list(self.get_inputs())
             return list(self.get_inputs())
         except Exception as exc:  # the problem's own code failed
-            raise InputError(f"{self.name}: get_inputs() raised {_one_line(exc)}") from exc
+            raise InputError(f"{self.name}: get_inputs() raised {one_line(exc)}") from exc
 
     def sample_inputs(self, seed: int, dist: str = "problem",
                       device: str | torch.device | None = None) -> list[Any]:
@@ -241,7 +241,7 @@ def load_module(path: Path, role: str) -> ModuleType:
         raise InputError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from exc
     except Exception as exc:
         line = _user_line(exc, path)
-        raise InputError(f"{path}{line}: error while importing: {_one_line(exc)}") from exc
+        raise InputError(f"{path}{line}: error while importing: {one_line(exc)}") from exc
     return module
 
 
@@ -264,7 +264,7 @@ def _check_callable(problem: Problem) -> None:
     try:
         init = problem.get_init_inputs()
     except Exception as exc:
-        raise InputError(f"{problem.name}: get_init_inputs() raised {_one_line(exc)}") from exc
+        raise InputError(f"{problem.name}: get_init_inputs() raised {one_line(exc)}") from exc
     if not isinstance(init, (list, tuple)):
         raise InputError(f"{problem.name}: get_init_inputs() must return a list")
     try:
@@ -434,11 +434,6 @@ def _odd_larger(v: int) -> int:
 
 
 # -------------------------------------------------------------------- messages
-def _one_line(exc: BaseException) -> str:
-    msg = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")
-
-
 def _user_line(exc: BaseException, path: Path) -> str:
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if Path(frame.filename).resolve() == path.resolve():

@@ -29,7 +29,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from kernelcraft.errors import InputError
+from kernelcraft.errors import InputError, one_line
 from kernelcraft.measure.compare import compare, flatten
 from kernelcraft.measure.instrument import (
     LaunchCounter,
@@ -214,11 +214,6 @@ def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.equal(a, b))
 
 
-def _one_line(exc: BaseException) -> str:
-    msg = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {msg[0] if msg else ''}"
-
-
 # --------------------------------------------------------------- trial plan
 def main_problem(problem: Problem, opts: VerifyOptions) -> Problem:
     return reduced(problem) if opts.reduce else problem
@@ -362,7 +357,7 @@ def run_candidate(problem: Problem, cand_cls: type, opts: VerifyOptions,
             fact["error"] = stop.detail
             break
         except Exception as exc:  # the candidate raised: recorded, the worker goes on
-            fact["error"] = f"forward raised {_one_line(exc)}"
+            fact["error"] = f"forward raised {one_line(exc)}"
             break
         finally:
             facts_path.write_text(json.dumps(facts))
@@ -549,7 +544,7 @@ def _judge_one(b: _Builder, spec: TrialSpec, fact: dict[str, Any] | None, trial:
         saved = torch.load(path, weights_only=True)
         leaves = saved["leaves"]
     except Exception as exc:
-        return _fail(trial, "shape", f"{where}: outputs are not plain tensors ({_one_line(exc)})")
+        return _fail(trial, "shape", f"{where}: outputs are not plain tensors ({one_line(exc)})")
     out = _as_device(leaves, r, b.device)
     cmp = compare(out, r, r64, opts.precision)
     worst = cmp.worst
