@@ -208,6 +208,12 @@ def _hardtanh(x, min_val=-1.0, max_val=1.0):
     return torch.clamp(x, min_val, max_val)
 
 
+def _index_select(x, dim, index):
+    # the gather the pointwise template loads (an embedding of 1-D ids decomposes to this)
+    idx = [None] * (dim % max(x.dim(), 1)) + [index.reshape(-1)]
+    return aten.index.Tensor(x, idx)
+
+
 def _batch_norm_no_stats(x, weight, bias, training, momentum, eps):
     dims = [0] + list(range(2, x.dim()))
     bshape = [1, x.shape[1]] + [1] * (x.dim() - 2)
@@ -257,6 +263,7 @@ def decomposition_table() -> dict[Any, Any]:
         aten.max.dim: _max_dim,
         aten.min.dim: _min_dim,
         aten.hardtanh.default: _hardtanh,
+        aten.index_select.default: _index_select,
         aten._native_batch_norm_legit.no_stats: _batch_norm_no_stats,
         aten.scaled_dot_product_attention.default: _sdpa,
     }

@@ -64,6 +64,10 @@ class FusionOptions:
     #: gathers moved below the pointwise ops feeding them (``rewrite.sink_gathers``: cross
     #: entropy then never writes the whole log-softmax)
     sink_gathers: bool = True
+    #: values computed from ``arange`` alone (upsampling's source rows, position ids, masks
+    #: from lengths) computed inside the pointwise kernel that reads them: no launch, no
+    #: buffer, no index load
+    compute_positions: bool = True
 
 
 @dataclass
@@ -79,6 +83,9 @@ class Group:
     inputs: list[fx.Node] = field(default_factory=list)
     outputs: list[fx.Node] = field(default_factory=list)
     template: Any = None  # what a template matched (attention: an AttentionMatch)
+    #: position values the kernel computes (``compute_positions``): the value read -> the
+    #: nodes computing it from ``arange``, in graph order (members of this group)
+    positions: dict[fx.Node, list[fx.Node]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -454,6 +461,8 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             continue
         new("extern", n, reason=_extern_reason(n))
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    if opts.compute_positions:
+        _compute_positions(groups, group_of, order)
     live = [g for g in groups if g.kind != "merged"]
     for g in live:
         g.nodes.sort(key=order.__getitem__)
@@ -542,6 +551,141 @@ def _absorb_broadcast_producers(n: fx.Node, g: Group, groups: list[Group],
         if g.id in h.deps or not _acyclic(n, g, group_of, groups):
             continue
         _merge(g, h, groups, group_of)
+
+
+def is_arange(n: Any) -> bool:
+    """``arange`` of numbers (or captured sizes) into a strided int or fp32 tensor."""
+    if not (isinstance(n, fx.Node) and n.op == "call_function"
+            and op_name(n.target) == "arange"):
+        return False
+    if n.kwargs.get("layout") not in (None, torch.strided):
+        return False
+    if set(n.kwargs) - {"dtype", "layout", "device", "pin_memory"}:
+        return False
+    return (val(n).dtype in (torch.int64, torch.int32, torch.float32) and val(n).dim() == 1
+            and all(isinstance(a, (int, float)) or (isinstance(a, fx.Node)
+                                                     and _is_scalar_node(a))
+                    for a in n.args))
+
+
+#: views that only insert or drop size-1 dims around a 1-D value (element order kept)
+_POSITION_VIEWS = ("unsqueeze", "view", "_unsafe_view", "reshape", "squeeze", "alias")
+
+
+def _whole_slice(n: fx.Node) -> bool:
+    """``x[:, :]``-style slices that keep every element (``x[None, :]`` makes one)."""
+    if op_name(n.target) != "slice" or not is_tensor_node(n.args[0]):
+        return False
+    start = n.args[2] if len(n.args) > 2 else n.kwargs.get("start")
+    step = n.args[4] if len(n.args) > 4 else n.kwargs.get("step", 1)
+    return (start in (None, 0) and step == 1
+            and shape_key(val(n).shape) == shape_key(val(n.args[0]).shape))
+
+
+def _line_dims(n: fx.Node) -> list[str]:
+    return [s for s in shape_key(val(n).shape) if s != "1"]
+
+
+def position_chain(t: fx.Node) -> list[fx.Node] | None:
+    """The nodes computing ``t`` from ``arange`` alone, else None: pointwise ops and views
+    whose values all lie along one line (one dim of the arange's length, size-1 dims
+    around it) and whose tensor operands are aranges, literal 0-d tensors or each other.
+    Element p of every node is a function of p alone (broadcasting cannot mix positions:
+    that would make a second long dim), so a kernel reading ``t`` computes it from its
+    position."""
+    if not is_tensor_node(t) or len(_line_dims(t)) > 1:
+        return None
+    line = _line_dims(t)
+    chain: list[fx.Node] = []
+    stack = [t]
+    while stack:
+        m = stack.pop()
+        if m in chain:
+            continue
+        if not (isinstance(m, fx.Node) and m.op == "call_function"):
+            return None
+        if inline_constant(m):
+            chain.append(m)
+            continue
+        if _line_dims(m) != line:
+            return None
+        chain.append(m)
+        if is_arange(m):
+            continue
+        if is_view(m.target) and (op_name(m.target) in _POSITION_VIEWS or _whole_slice(m)):
+            stack.append(m.args[0])
+        elif is_pointwise(m.target) and _simple_pointwise(m) and not is_load(m):
+            stack += [a for a in m.all_input_nodes if is_tensor_node(a)]
+        else:
+            return None
+    if not any(is_arange(m) for m in chain):
+        return None
+    return chain
+
+
+def _compute_positions(groups: list[Group], group_of: dict[fx.Node, Group],
+                       order: dict[fx.Node, Any]) -> None:
+    """Position values a pointwise kernel reads (``position_chain``) move into it: the
+    kernel computes them per element instead of loading them; their own small kernels,
+    externs (``arange``) and buffers go. Chains may share nodes (bilinear upsampling's
+    source row is an index and, minus its floor, a weight); a chain something else reads
+    too is copied for the kernel (recomputing an arange costs nothing)."""
+    for g in groups:
+        if g.kind != "pointwise":
+            continue
+        members = set(g.nodes)
+        reads = [a for m in g.nodes if not piecewise_load(m)
+                 for a in (gather_indices(m) if gather_dims(m) is not None
+                           else m.all_input_nodes) if a not in members]
+        chains = {t: c for t in dict.fromkeys(reads) if (c := position_chain(t)) is not None}
+        if not chains:
+            continue
+        union = sorted({m for c in chains.values() for m in c}, key=order.__getitem__)
+        inside = set(union) | members
+        if any(u not in inside for m in union for u in m.users):
+            copy = _copy_nodes(union, order)
+            for m in g.nodes:
+                m.args = fx.node.map_arg(m.args, lambda a: copy[a] if a in chains else a)
+                m.kwargs = fx.node.map_arg(m.kwargs, lambda a: copy[a] if a in chains else a)
+            _drop_unused(union, groups, group_of)
+            chains = {copy[t]: [copy[m] for m in c] for t, c in chains.items()}
+            union = [copy[m] for m in union]
+        for m in union:
+            h = group_of.get(m)
+            if h is not None and h is not g:
+                h.nodes.remove(m)
+                if not h.nodes:
+                    h.kind = "merged"
+            group_of[m] = g
+        g.nodes.extend(union)
+        g.positions = {t: sorted(c, key=order.__getitem__) for t, c in chains.items()}
+
+
+def _copy_nodes(nodes: list[fx.Node], order: dict[fx.Node, Any]) -> dict[fx.Node, fx.Node]:
+    """Copies of ``nodes`` (in graph order), each inserted after its original and reading
+    the other copies."""
+    copy: dict[fx.Node, fx.Node] = {}
+    for m in nodes:
+        with m.graph.inserting_after(m):
+            c = m.graph.node_copy(m, lambda a: copy.get(a, a))
+        c.meta = dict(m.meta)
+        copy[m] = c
+        order[c] = order[m]
+    return copy
+
+
+def _drop_unused(nodes: list[fx.Node], groups: list[Group],
+                 group_of: dict[fx.Node, Group]) -> None:
+    """Erase the nodes among ``nodes`` that nothing reads any more (latest first)."""
+    for m in reversed(nodes):
+        if m.users:
+            continue
+        h = group_of.pop(m, None)
+        if h is not None:
+            h.nodes.remove(m)
+            if not h.nodes:
+                h.kind = "merged"
+        m.graph.erase_node(m)
 
 
 def _is_tensor_seq(value: Any) -> bool:

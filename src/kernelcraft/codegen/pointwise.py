@@ -14,6 +14,11 @@ negative indices wrapped as PyTorch does.
 the concatenated (padded) dim, taken from its linear index, picks the source (or the pad
 value), and the source is read through its own strides over the domain shifted by where it
 starts, so the concatenated or padded tensor is never written.
+
+Position values (``Group.positions``: ``arange`` and pointwise ops of it, as upsampling's
+source rows or a mask from lengths) are computed, not loaded: a stand-in of the value's
+shape on the meta device gives the element's position through the same strides a load of
+it would use, and the chain is evaluated there (an index or an elementwise operand).
 """
 
 from __future__ import annotations
@@ -35,12 +40,14 @@ from kernelcraft.codegen.common import (
     tl_dtype,
     var,
 )
-from kernelcraft.codegen.ops import op_name
+from kernelcraft.codegen.common import operand_expr
+from kernelcraft.codegen.ops import is_view, literal, op_name
 from kernelcraft.plan import (
     Group,
     gather_dims,
     gather_indices,
     hint,
+    is_arange,
     is_load,
     is_tensor_node,
     piecewise_load,
@@ -60,7 +67,10 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
     R = MAX_RANK
     members = set(g.nodes)
-    gathers = [n for n in g.nodes if gather_dims(n) is not None]
+    positions = g.positions  # value -> the nodes computing it from arange
+    pos_nodes = {m for ch in positions.values() for m in ch}
+    regular = [n for n in g.nodes if n not in pos_nodes]
+    gathers = [n for n in regular if gather_dims(n) is not None]
     for n in gathers:
         if n.args[0] in members:
             raise NotImplementedError(f"{n.name} gathers from a value of its own kernel")
@@ -68,13 +78,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for n in gathers:
         if n.args[0] not in sources:
             sources.append(n.args[0])
-    pieces = [n for n in g.nodes if piecewise_load(n)]
+    pieces = [n for n in regular if piecewise_load(n)]
     piece_src = [list(n.args[0]) if op_name(n.target) == "cat" else [n.args[0]] for n in pieces]
     for n, srcs in zip(pieces, piece_src, strict=True):
         if any(t in members for t in srcs):
             raise NotImplementedError(f"{n.name} reads a value of its own kernel")
-    elementwise = {a for m in g.nodes for a in _elementwise_inputs(m) if a not in members}
+    elementwise = {a for m in regular for a in _elementwise_inputs(m) if a not in members}
     tensors = [a for a in g.inputs if is_tensor_node(a) and a in elementwise]
+    velem = [t for t in positions if any(t in _elementwise_inputs(m) for m in regular)]
     scalars = [a for a in g.inputs if not is_tensor_node(a)]
     if not tensors and not gathers and not pieces:
         raise NotImplementedError("a pointwise group without tensor inputs")
@@ -84,7 +95,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     index_only: list[fx.Node] = []
     for n in gathers:
         for t in gather_indices(n):
-            if t not in tensors and t not in index_only:
+            if t not in tensors and t not in index_only and t not in positions:
                 index_only.append(t)
     pc_names = [f"pc{i}s{k}" for i, srcs in enumerate(piece_src) for k in range(len(srcs))]
     in_names = [f"in{i}" for i in range(len(tensors))]
@@ -101,12 +112,17 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         for k in range(len(gather_dims(n))):
             canon[(i, k)] = seen.setdefault(_index_view_key(n, k), f"gi{i}k{k}")
     gi_names = list(dict.fromkeys(canon.values()))
+    # computed index views: no pointer, only the strides that give the position
+    vgi = {canon[(i, k)]: t for i, n in enumerate(gathers)
+           for k, t in enumerate(gather_indices(n)) if t in positions}
+    vp_names = [f"vp{i}" for i in range(len(velem))]
     out_names = [f"out{i}" for i in range(len(outs))]
     sc_names = [f"sc{i}" for i in range(len(scalars))]
-    params = in_names + src_names + gi_names + pc_names + out_names + sc_names + ["numel"]
+    params = in_names + src_names + [x for x in gi_names if x not in vgi] + pc_names
+    params += out_names + sc_names + ["numel"]
     params += [f"size{d}" for d in range(R)]
     params += [f"size{d}_{x}" for d in range(R) for x in "ms"]  # _kc_magic of each size
-    for nm in in_names + g_names + gi_names + pc_names + out_names:
+    for nm in in_names + vp_names + g_names + gi_names + pc_names + out_names:
         params += [f"{nm}_st{d}" for d in range(R)]
     for i, n in enumerate(gathers):
         params += [f"{g_names[i]}_n{k}" for k in range(len(gather_dims(n)))]
@@ -136,8 +152,12 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         env[a] = var(a)
     for nm, a in zip(sc_names, scalars, strict=True):
         env[a] = nm
+    for nm, t in zip(vp_names, velem, strict=True):
+        body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
+        lines, env[t] = _position_lines(positions[t], f"{nm}_off", nm, env)
+        body += lines
     loaded: set[str] = set()
-    for n in g.nodes:
+    for n in regular:
         if n in pieces:
             body += _piece_lines(n, pieces.index(n), len(piece_src[pieces.index(n)]), R)
         elif n in gathers:
@@ -145,6 +165,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
             for k in range(len(gather_dims(n))):
                 ix, gi = f"{nm}_i{k}", canon[(gathers.index(n), k)]
+                if gi not in loaded and gi in vgi:
+                    loaded.add(gi)
+                    body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
+                                         "    ")
+                    lines, value = _position_lines(positions[vgi[gi]], f"{gi}_off", gi, env)
+                    body += lines
+                    body += ["    if IDX64:", f"        {gi}_v = {value}.to(tl.int64)",
+                             "    else:", f"        {gi}_v = {value}.to(tl.int32)"]
                 if gi not in loaded:
                     loaded.add(gi)
                     body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
@@ -180,7 +208,11 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     args_in = in_names + ix_names + src_names + pc_args + sc_names
     w = [f"def {wname}({', '.join(args_in)}):"]
     w.append(f"    dev = {(in_names + src_names + pc_args)[0]}.device")
-    shapes = [n + ".shape" for n in in_names]
+    sc_of = dict(zip(scalars, sc_names, strict=True))
+    for k, t in enumerate(positions):  # stand-ins: the position values' shapes, no memory
+        w.append(f"    vs{k} = {_stand_in(t, positions[t], sc_of)}")
+        arg[t] = f"vs{k}"
+    shapes = [n + ".shape" for n in in_names] + [arg[t] + ".shape" for t in velem]
     pextra: list[str] = []
     for i, n in enumerate(pieces):
         w += _piece_wrapper(n, i, [pc_arg[t] for t in piece_src[i]])
@@ -199,6 +231,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for nm, o in zip(out_names, outs, strict=True):
         w.append(f"    {nm} = torch.empty({domain_arg}, device=dev, dtype={val(o).dtype})")
     views = [f"{nm}.expand({domain_arg})" for nm in in_names]
+    views += [f"{arg[t]}.expand({domain_arg})" for t in velem]
     gextra, gi_views = [], []
     for i, n in enumerate(gathers):
         first, k = gather_dims(n)[0], len(gather_dims(n))
@@ -241,7 +274,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    far = _kc_far(views)")
     w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")
     pc_ptrs = [pc_arg[t] for srcs in piece_src for t in srcs]
-    args = in_names + src_names + gi_views + pc_ptrs + out_names + sc_names + ["numel", "*sizes"]
+    args = in_names + src_names + [x for x in gi_views if x not in vgi] + pc_ptrs
+    args += out_names + sc_names + ["numel", "*sizes"]
     w.append(f"    {kname}[grid]({', '.join(args)}, *[v for s in sizes for v in _kc_magic(s)], "
              "*[s for st in strides for s in st], "
              f"{''.join(e + ', ' for e in gextra + pextra)}NDIM=ndim, IDX64=far, "
@@ -250,7 +284,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})
     sig.update({f"gi{i}k{j}": ptr_type(t) for i, n in enumerate(gathers)
-                for j, t in enumerate(gather_indices(n)) if canon[(i, j)] == f"gi{i}k{j}"})
+                for j, t in enumerate(gather_indices(n))
+                if canon[(i, j)] == f"gi{i}k{j}" and t not in positions})
     sig.update({nm: ptr_type(t) for nm, t in zip(
         pc_names, [t for srcs in piece_src for t in srcs], strict=True)})
     sig.update({nm: ptr_type(o) for nm, o in zip(out_names, outs, strict=True)})
@@ -264,6 +299,46 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                         signature=sig, constexprs={"NDIM": 2, "IDX64": False,
                                                    "FASTDIV": False, "BLOCK": cfg["BLOCK"]},
                         num_warps=cfg["num_warps"])
+
+
+def _arange_args(n: fx.Node) -> tuple[Any, Any, Any]:
+    """(start, end, step) of an ``arange`` node, whichever overload it is."""
+    a = list(n.args)
+    if len(a) == 1:
+        return 0, a[0], 1
+    return a[0], a[1], a[2] if len(a) > 2 else 1
+
+
+def _position_lines(chain: list[fx.Node], pos: str, tag: str,
+                    env: dict[fx.Node, str]) -> tuple[list[str], str]:
+    """Kernel lines evaluating a position chain at element ``pos`` of its 1-D shape (every
+    node's value there depends on ``pos`` alone); its variables carry ``tag`` so that two
+    uses at different positions do not collide. Returns the lines and the value's name."""
+    local = dict(env)
+    lines = []
+    for m in chain:
+        if is_view(m.target):  # size-1 dims only: the same element
+            local[m] = local[m.args[0]]
+            continue
+        name = f"{var(m)}_{tag}"
+        if is_arange(m):
+            start, _, step = (operand_expr(x, local) for x in _arange_args(m))
+            dt = compute_dtype(m)
+            lines.append(f"    {name} = ({start} + {step} * {pos}.to({dt})).to({dt})")
+        else:
+            lines.append(f"    {name} = " + lower_pointwise(m, local).split(" = ", 1)[1])
+        local[m] = name
+    return lines, local[chain[-1]]
+
+
+def _stand_in(t: fx.Node, chain: list[fx.Node], sc_of: dict[fx.Node, str]) -> str:
+    """Wrapper expression of a meta tensor shaped like position value ``t``: its length
+    (the arange's, computed as PyTorch does) on its one non-1 dim, contiguous."""
+    root = next(m for m in chain if is_arange(m))
+    args = [sc_of[x] if isinstance(x, fx.Node) else literal(x) for x in _arange_args(root)]
+    length = f"_kc_arange_len({', '.join(args)})"
+    dims = [length if s != "1" else "1" for s in shape_key(val(t).shape)]
+    return f"torch.empty(({', '.join(dims)}{',' if len(dims) == 1 else ''}), device='meta')"
 
 
 def _index_view_key(n: fx.Node, k: int) -> tuple[Any, ...]:

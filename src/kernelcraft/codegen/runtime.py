@@ -3,6 +3,8 @@
 Kept free of kernelcraft imports so that the generated module needs only torch and triton.
 """
 
+import math
+
 import torch
 
 _KC_MAX_RANK = 6
@@ -122,6 +124,11 @@ def _kc_pool_size(size, k, s, p, d, ceil):
         raise ValueError(f"kernelcraft: pooling window {k} (stride {s}, padding {p}, "
                          f"dilation {d}) does not fit an input of size {size}")
     return out
+
+
+def _kc_arange_len(start, end, step):
+    """The length of ``arange(start, end, step)`` as PyTorch computes it (in double)."""
+    return max(0, math.ceil((end - start) / step))
 
 
 def _kc_piece_dims(shape, dims):
