@@ -645,8 +645,8 @@ def _compute_positions(groups: list[Group], group_of: dict[fx.Node, Group],
         if any(u not in inside for m in union for u in m.users):
             copy = _copy_nodes(union, order)
             for m in g.nodes:
-                m.args = fx.node.map_arg(m.args, lambda a: copy[a] if a in chains else a)
-                m.kwargs = fx.node.map_arg(m.kwargs, lambda a: copy[a] if a in chains else a)
+                for t in chains:
+                    m.replace_input_with(t, copy[t])
             _drop_unused(union, groups, group_of)
             chains = {copy[t]: [copy[m] for m in c] for t, c in chains.items()}
             union = [copy[m] for m in union]

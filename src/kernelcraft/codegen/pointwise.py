@@ -35,12 +35,12 @@ from kernelcraft.codegen.common import (
     decompose_lines,
     lower_pointwise,
     offset_lines,
+    operand_expr,
     ptr_type,
     scalar_type,
     tl_dtype,
     var,
 )
-from kernelcraft.codegen.common import operand_expr
 from kernelcraft.codegen.ops import is_view, literal, op_name
 from kernelcraft.plan import (
     Group,
