@@ -766,7 +766,7 @@ def test_position_chains_stop_at_other_values(write):
     """
     from kernelcraft.plan import position_chain
 
-    plan = _plan(write("chains.py", src))
+    plan = _plan(write, src)
     nodes = {n.name: n for n in plan.graph.nodes}
     shifted = next(n for n in nodes.values() if op_name(n.target) == "add"
                    and any(a.name == "off" for a in n.all_input_nodes))
