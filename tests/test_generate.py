@@ -673,14 +673,16 @@ def test_literal_constants_cost_no_launch(write, tmp_path):
     class Model(nn.Module):
         def forward(self, x, m):
             y = x.masked_fill(m, -1.5)
-            return torch.where(y > 0, y * 2.0, torch.zeros_like(y)).clamp(min=-1.0), y
+            z = torch.maximum(y, torch.full((), -0.25, device=x.device))  # a 0-d full
+            return torch.where(y > 0, y * 2.0, torch.zeros_like(y)).clamp(min=-1.0), y, z
     def get_inputs(): return [torch.randn(64, 33), torch.rand(64, 33) > 0.5]
     def get_init_inputs(): return []
     """
     gen = generate(write("masked.py", src), _opts(tmp_path))
     assert gen.judge.correct, gen.judge.detail
     forward = gen.module_path.read_text().split("def _kc_v0_forward", 1)[1].split("\n\n")[0]
-    assert "scalar_tensor" not in forward and len(gen.kernels) == 1
+    assert "scalar_tensor" not in forward and "aten.full" not in forward
+    assert len(gen.kernels) == 1
 
 
 def test_broadcast_producers_are_recomputed_in_their_reader(write, tmp_path):

@@ -501,9 +501,19 @@ def _after_scan_flip(n: fx.Node, g: Group) -> bool:
 def inline_constant(n: Any) -> bool:
     """A 0-d tensor of a literal (``scalar_tensor(0.0)``, as ``where(m, x, 0.0)`` and
     ``masked_fill`` decompose): a kernel reading it computes it in place."""
-    return (isinstance(n, fx.Node) and n.op == "call_function"
-            and op_name(n.target) == "scalar_tensor"
-            and isinstance(n.args[0], (int, float, bool)) and val(n).dtype in (
+    if not (isinstance(n, fx.Node) and n.op == "call_function"):
+        return False
+    name = op_name(n.target)
+    if name == "full" and n.args[0] in ([], ()) and len(n.args) == 2:  # a 0-d full
+        value = n.args[1]
+    elif name == "scalar_tensor":
+        value = n.args[0]
+    else:
+        return False
+    if set(n.kwargs) - {"dtype", "layout", "device", "pin_memory"} or n.kwargs.get(
+            "layout") not in (None, torch.strided):
+        return False
+    return (isinstance(value, (int, float, bool)) and val(n).dtype in (
                 torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32,
                 torch.bool))
 
