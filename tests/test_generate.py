@@ -548,7 +548,7 @@ class Model(nn.Module):
     def forward(self, x, y, z, e):
         a = torch.relu(torch.cat([x, y * 2.0], dim=1))  # a source computed by another kernel
         b = torch.cat([x.transpose(2, 3), x.transpose(2, 3)], dim=-1) * z  # strided sources
-        c = torch.cat([z, e, z + 1.0], dim=0)  # an empty source, three pieces
+        c = torch.cat([z, e, z + 1.0, z], dim=0)  # an empty source, a repeated one
         d = F.pad(x, (1, 2, 0, 3), value=0.5) + 1.0
         f = F.pad(y, (-1, 1))  # negative padding crops
         g = F.pad(x.unsqueeze(0), (1, 1, 1, 1, 2, 0)) * 3.0  # three dims

@@ -204,7 +204,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     pc_arg: dict[fx.Node, str] = {}
     for srcs in piece_src:
         for t in srcs:
-            pc_arg.setdefault(t, pc_args[len(pc_arg)])
+            if t not in pc_arg:  # one argument per distinct source (cat((x, x)))
+                pc_arg[t] = pc_args[len(pc_arg)]
     args_in = in_names + ix_names + src_names + pc_args + sc_names
     w = [f"def {wname}({', '.join(args_in)}):"]
     w.append(f"    dev = {(in_names + src_names + pc_args)[0]}.device")
