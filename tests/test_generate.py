@@ -776,3 +776,32 @@ def test_position_chains_stop_at_other_values(write):
     assert position_chain(shifted) is None and position_chain(grid) is None
     arange = next(n for n in nodes.values() if op_name(n.target) == "arange")
     assert position_chain(arange) == [arange]
+
+
+def test_pointwise_launch_plans_are_cached_per_signature(write, tmp_path, monkeypatch):
+    """A pointwise wrapper computes its launch (domain, grid, sizes, strides, config) once
+    per signature of its arguments: the same shapes again launch the same arguments without
+    recomputing; other shapes, and a change to the tuned table, make a new plan."""
+    from triton.runtime.jit import JITFunction
+
+    from kernelcraft.problem import load_module
+
+    gen = generate(write("pw.py", POINTWISE), _opts(tmp_path, judge=False))
+    mod = load_module(gen.module_path, "candidate")
+    launches = []
+    monkeypatch.setattr(JITFunction, "run", lambda self, *a, **k: launches.append((a, k)))
+    (name,) = [n for n in vars(mod) if n.startswith("_kc_v0") and n.endswith("_plans")]
+    plans = getattr(mod, name)
+    model = mod.ModelNew(1024)
+    x, y = torch.randn(512, 1024), torch.randn(512, 1024)
+    model(x, y)
+    model(x + 1, y)
+    assert len(plans) == 1 and len(launches) == 2
+    ints = [a for a in launches[0][0] if not isinstance(a, torch.Tensor)]
+    assert ints == [a for a in launches[1][0] if not isinstance(a, torch.Tensor)]
+    model(x[:100], y[:100])
+    assert len(plans) == 2
+    assert [a for a in launches[-1][0] if not isinstance(a, torch.Tensor)] != ints
+    mod._KC_TUNED[("other", "sm_90", (1,))] = {"BLOCK": 64, "num_warps": 1}
+    model(x, y)
+    assert len(plans) == 3

@@ -207,7 +207,9 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             if t not in pc_arg:  # one argument per distinct source (cat((x, x)))
                 pc_arg[t] = pc_args[len(pc_arg)]
     args_in = in_names + ix_names + src_names + pc_args + sc_names
-    w = [f"def {wname}({', '.join(args_in)}):"]
+    # the launch plan (domain, grid, integer arguments, constexprs) from the arguments'
+    # shapes, strides and scalars; the wrapper caches it per signature (``_kc_signature``)
+    w = [f"def {wname}_plan({', '.join(args_in)}):"]
     w.append(f"    dev = {(in_names + src_names + pc_args)[0]}.device")
     sc_of = dict(zip(scalars, sc_names, strict=True))
     for k, t in enumerate(positions):  # stand-ins: the position values' shapes, no memory
@@ -229,11 +231,12 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             w.append(f"    gs{i} = {src}.shape[:{first}] + gb{i} + {src}.shape[{first + k}:]")
         shapes.append(f"gs{i}")
     w.append(f"    {domain_arg} = _kc_broadcast({', '.join(shapes)})")
-    for nm, o in zip(out_names, outs, strict=True):
-        w.append(f"    {nm} = torch.empty({domain_arg}, device=dev, dtype={val(o).dtype})")
+    for nm in out_names:  # the outputs' strides (allocated contiguous by the wrapper)
+        w.append(f"    {nm} = torch.empty({domain_arg}, device='meta')")
     views = [f"{nm}.expand({domain_arg})" for nm in in_names]
     views += [f"{arg[t]}.expand({domain_arg})" for t in velem]
     gextra, gi_views = [], []
+    gi_raw: dict[str, str] = {}  # index view -> the tensor it views (the same pointer)
     for i, n in enumerate(gathers):
         first, k = gather_dims(n)[0], len(gather_dims(n))
         src = arg[n.args[0]]
@@ -243,6 +246,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             if canon[(i, 0)] == f"gi{i}k0":
                 w.append(f"    gi{i}k0 = {arg[n.args[2]]}.expand({domain_arg})")
                 gi_views.append(f"gi{i}k0")
+                gi_raw[f"gi{i}k0"] = arg[n.args[2]]
             continue
         views.append(f"_kc_gather_view({src}, {first}, {k}, gs{i}, {domain_arg})")
         trail = f"(1,) * ({src}.dim() - {first + k})"
@@ -252,6 +256,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             w.append(f"    gi{i}k{j} = {arg[t]}.expand(gb{i}).reshape(tuple(gb{i}) + {trail})"
                      f".expand({domain_arg})")
             gi_views.append(f"gi{i}k{j}")
+            gi_raw[f"gi{i}k{j}"] = arg[t]
     pviews = []
     for i, srcs in enumerate(piece_src):  # each source over the domain, its own strides
         for t in srcs:
@@ -263,7 +268,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    numel = 1")
     w.append(f"    for s in {domain_arg}:")
     w.append("        numel *= s")
-    w.append(f"    if numel == 0:\n        return ({', '.join(out_names)},)")
+    w.append(f"    if numel == 0:\n        return {domain_arg}, None, None, None")
     w.append(f"    sizes, strides, ndim = _kc_coalesce(list({domain_arg}), "
              "[list(v.stride()) for v in views])")
     w.append(f"    block = {cfg['BLOCK_CPU']} if dev.type == 'cpu' else {cfg['BLOCK']}")
@@ -275,12 +280,23 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    far = _kc_far(views)")
     w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")
     pc_ptrs = [pc_arg[t] for srcs in piece_src for t in srcs]
-    args = in_names + src_names + [x for x in gi_views if x not in vgi] + pc_ptrs
-    args += out_names + sc_names + ["numel", "*sizes"]
-    w.append(f"    {kname}[grid]({', '.join(args)}, *[v for s in sizes for v in _kc_magic(s)], "
-             "*[s for st in strides for s in st], "
-             f"{''.join(e + ', ' for e in gextra + pextra)}NDIM=ndim, IDX64=far, "
-             "FASTDIV=fast, BLOCK=block, num_warps=warps)")
+    w.append("    ints = [numel, *sizes, *[v for s in sizes for v in _kc_magic(s)], "
+             f"*[s for st in strides for s in st]{''.join(', ' + e for e in gextra + pextra)}]")
+    w.append(f"    return {domain_arg}, grid, ints, dict(NDIM=ndim, IDX64=far, FASTDIV=fast, "
+             "BLOCK=block, num_warps=warps)")
+    ptrs = in_names + src_names + [gi_raw[x] for x in gi_views if x not in vgi] + pc_ptrs
+    w += ["", "", f"{wname}_plans = {{}}", "", "",
+          f"def {wname}({', '.join(args_in)}):",
+          f"    dev = {(in_names + src_names + pc_args)[0]}.device",
+          f"    key = _kc_signature(({', '.join(args_in)},))",
+          f"    plan = {wname}_plans.get(key)",
+          "    if plan is None:",
+          f"        plan = {wname}_plans[key] = {wname}_plan({', '.join(args_in)})",
+          "    shape, grid, ints, kw = plan"]
+    for nm, o in zip(out_names, outs, strict=True):
+        w.append(f"    {nm} = torch.empty(shape, device=dev, dtype={val(o).dtype})")
+    launch = ", ".join(ptrs + out_names + sc_names)
+    w.append(f"    if grid is not None:\n        {kname}[grid]({launch}, *ints, **kw)")
     w.append(f"    return ({', '.join(out_names)},)")
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})

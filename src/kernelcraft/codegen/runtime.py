@@ -60,9 +60,49 @@ def _kc_interpreting():
     return os.environ.get("TRITON_INTERPRET", "0").lower() in ("1", "true", "on", "yes")
 
 
+class _KcTable(dict):
+    """A dict that counts its changes: launch plans cached under one count were made with
+    the configs it held then (the tuner changes the table between calls)."""
+
+    version = 0
+
+    def __setitem__(self, key, value):
+        self.version += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key):
+        self.version += 1
+        super().__delitem__(key)
+
+    def pop(self, *args):
+        self.version += 1
+        return super().pop(*args)
+
+    def clear(self):
+        self.version += 1
+        super().clear()
+
+    def update(self, *args, **kwargs):
+        self.version += 1
+        super().update(*args, **kwargs)
+
+
 #: Tuned launch configs: (wrapper, arch, sizes) -> knobs. The emitted module fills it per
 #: architecture (a dispatch table); sizes or GPUs not listed use the wrappers' heuristics.
-_KC_TUNED = {}
+_KC_TUNED = _KcTable()
+
+
+def _kc_signature(args):
+    """What a wrapper's launch plan depends on: each tensor argument's shape, strides,
+    dtype and device, each scalar, and the tuned table's version. Equal signatures, equal
+    plans, so a wrapper pays for its index arithmetic once per signature, not per call."""
+    key = [_KC_TUNED.version]
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            key += (a.shape, a.stride(), a.dtype, a.device)
+        else:
+            key.append(a)
+    return tuple(key)
 _KC_ARCH = {}
 _KC_WARNED = set()
 
