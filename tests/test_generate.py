@@ -778,30 +778,37 @@ def test_position_chains_stop_at_other_values(write):
     assert position_chain(arange) == [arange]
 
 
-def test_pointwise_launch_plans_are_cached_per_signature(write, tmp_path, monkeypatch):
-    """A pointwise wrapper computes its launch (domain, grid, sizes, strides, config) once
-    per signature of its arguments: the same shapes again launch the same arguments without
-    recomputing; other shapes, and a change to the tuned table, make a new plan."""
+def test_launch_plans_are_cached_per_signature(write, tmp_path, monkeypatch):
+    """Pointwise and reduction wrappers compute their launch (domain, grid, sizes, strides,
+    config) once per signature of their arguments: the same shapes again launch the same
+    arguments without recomputing; other shapes, and a change to the tuned table, make a
+    new plan."""
     from triton.runtime.jit import JITFunction
 
     from kernelcraft.problem import load_module
 
-    gen = generate(write("pw.py", POINTWISE), _opts(tmp_path, judge=False))
+    src = POINTWISE.replace("return torch.nn.functional.gelu(x)",
+                            "return torch.softmax(y, -1), torch.nn.functional.gelu(x)")
+    gen = generate(write("pw.py", src), _opts(tmp_path, judge=False))
     mod = load_module(gen.module_path, "candidate")
     launches = []
     monkeypatch.setattr(JITFunction, "run", lambda self, *a, **k: launches.append((a, k)))
-    (name,) = [n for n in vars(mod) if n.startswith("_kc_v0") and n.endswith("_plans")]
-    plans = getattr(mod, name)
+    tables = [getattr(mod, n) for n in vars(mod) if n.startswith("_kc_v0") and
+              n.endswith("_plans")]
+    assert len(tables) == 2  # the softmax's reduction and the pointwise sum
+
+    def ints(call):
+        return [a for a in call[0] if not isinstance(a, torch.Tensor)]
+
     model = mod.ModelNew(1024)
     x, y = torch.randn(512, 1024), torch.randn(512, 1024)
     model(x, y)
     model(x + 1, y)
-    assert len(plans) == 1 and len(launches) == 2
-    ints = [a for a in launches[0][0] if not isinstance(a, torch.Tensor)]
-    assert ints == [a for a in launches[1][0] if not isinstance(a, torch.Tensor)]
+    assert [len(t) for t in tables] == [1, 1] and len(launches) == 4
+    assert [ints(c) for c in launches[:2]] == [ints(c) for c in launches[2:]]
     model(x[:100], y[:100])
-    assert len(plans) == 2
-    assert [a for a in launches[-1][0] if not isinstance(a, torch.Tensor)] != ints
+    assert [len(t) for t in tables] == [2, 2]
+    assert [ints(c) for c in launches[4:]] != [ints(c) for c in launches[:2]]
     mod._KC_TUNED[("other", "sm_90", (1,))] = {"BLOCK": 64, "num_warps": 1}
     model(x, y)
-    assert len(plans) == 3
+    assert [len(t) for t in tables] == [3, 3]

@@ -705,44 +705,61 @@ class _Gen:
 
     # ------------------------------------------------------------------- wrapper
     def wrapper(self) -> str:
-        an = self.an
-        pol = _policy(_lanes(an))
+        """The launch wrapper: a plan (output shapes, grid, integer arguments, constexprs)
+        cached per signature of the arguments (``_kc_signature``) for the groups that launch
+        one kernel; split launches (partials, combines) take the whole path every call."""
         in_name, out_name = self.in_name, self.out_name
-        args = [in_name[a] for a in self.tensors] + [self.sc_name[a] for a in self.scalars]
-        shapes = ", ".join(in_name[a] + ".shape" for a in self.full_ins)
-        w = [f"def {self.wname}({', '.join(args)}):",
-             f"    dev = {in_name[self.tensors[0]]}.device",
-             f"    shape = _kc_row_domain([{shapes}], {len(self.g.domain)})",
-             f"    rdims = {tuple(self.g.rdims)!r}",
-             "    keep = [1 if d in rdims else s for d, s in enumerate(shape)]",
-             "    drop = [s for d, s in enumerate(shape) if d not in rdims]",
-             "    K = _kc_prod(drop)",
-             "    R = _kc_prod(shape[d] for d in rdims)"]
-        for o in self.outs:
-            shp = {"full": "shape", "keep": "keep", "drop": "drop"}[an.ctx[o]]
-            w.append(f"    {out_name[o]} = torch.empty({shp}, device=dev, dtype={val(o).dtype})")
+        args = ", ".join([in_name[a] for a in self.tensors]
+                         + [self.sc_name[a] for a in self.scalars])
+        kargs = [in_name[a] for a in self.tensors] + [out_name[o] for o in self.outs]
+        first = in_name[self.tensors[0]]
+        ws = self._workspaces()
+        if self.split:
+            kargs += [first] * len(ws)  # not read unless split
+        kargs += [self.sc_name[a] for a in self.scalars]
+        ints = "[K, R, *ksz, *rsz, *[s for st in kst for s in st], *[s for st in rst for s in st]"
+        common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br, ALIGNED=aligned"
+        w = [f"def {self.wname}_plan({args}):", *self._preamble("'meta'")]
+        w.append(f"    shapes = [{', '.join(self._out_shape(o) for o in self.outs)}]")
+        w.append("    if K == 0:\n        return shapes, None, None, None")
+        w += self._split_choice()
+        w.append("    if split != 1:\n        return None")
+        if self.split:
+            w.append(f"    return shapes, (triton.cdiv(K, bk), 1), {ints}, split, rchunk], "
+                     f"dict({common}, BLOCK_K=bk, ONE_CHUNK=br >= R, PARTIAL=False, "
+                     "BLOCK_S=1, num_warps=warps)")
+        else:
+            w.append(f"    return shapes, (triton.cdiv(K, bk),), {ints}], dict({common}, "
+                     "BLOCK_K=bk, ONE_CHUNK=br >= R, num_warps=warps)")
+        w += ["", "", f"{self.wname}_plans = {{}}", "", "",
+              f"def {self.wname}({args}):",
+              f"    key = _kc_signature(({args},))",
+              f"    plan = {self.wname}_plans.get(key, False)",
+              "    if plan is False:",
+              f"        plan = {self.wname}_plans[key] = {self.wname}_plan({args})",
+              "    if plan is None:",
+              f"        return {self.wname}_whole({args})",
+              "    shapes, grid, ints, kw = plan",
+              f"    dev = {first}.device"]
+        for i, o in enumerate(self.outs):
+            w.append(f"    {out_name[o]} = torch.empty(shapes[{i}], device=dev, "
+                     f"dtype={val(o).dtype})")
         ret = f"({', '.join(out_name[o] for o in self.outs)},)"
+        w.append(f"    if grid is not None:\n        {self.kname}[grid]({', '.join(kargs)}, "
+                 "*ints, **kw)")
+        w.append(f"    return {ret}")
+        w += ["", "", f"def {self.wname}_whole({args}):", *self._preamble("dev")]
+        for o in self.outs:
+            w.append(f"    {out_name[o]} = torch.empty({self._out_shape(o)}, device=dev, "
+                     f"dtype={val(o).dtype})")
         w.append(f"    if K == 0:\n        return {ret}")
-        w.append(f"    fviews = [{', '.join(op.view for op in self.full_ops)}]")
-        w.append(f"    rviews = [{', '.join(op.view for op in self.red_ops)}]")
-        w.append("    ksz, kst, kdim, rsz, rst, rdim = _kc_split_coalesce(shape, rdims, fviews, "
-                 "rviews)")
-        w.append("    bk, br, warps = _kc_row_config(K, R, kst, kdim, rst, rdim, "
-                 f"dev.type == 'cpu', {pol!r})")
-        w.append(f"    t = _kc_tuned('{self.wname}', dev, (K, R))")
-        w.append("    if t is not None:")
-        w.append("        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']")
+        w += self._split_choice()
         kargs = [in_name[a] for a in self.tensors] + [out_name[o] for o in self.outs]
         if self.split:
             kargs += ["*ws"]
         kargs += [self.sc_name[a] for a in self.scalars] + ["K", "R", "*ksz", "*rsz"]
         kargs += ["*[s for st in kst for s in st]", "*[s for st in rst for s in st]"]
-        w.append(f"    aligned = rdim >= 2 and rsz[{MAX_RANK - 1}] % br == 0")
-        common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br, ALIGNED=aligned"
         if not self.split:
-            w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {pol!r})")
-            w.append("    if t is not None and 'SPLIT' in t:")
-            w.append("        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])")
             w.append("    if split == 1:")
             w.append(f"        {self.kname}[(triton.cdiv(K, bk),)]({', '.join(kargs)}, {common}, "
                      "BLOCK_K=bk, ONE_CHUNK=br >= R, num_warps=warps)")
@@ -750,11 +767,6 @@ class _Gen:
             w += self._split_passes_launch(kargs, common)
         else:
             # R split over several programs when the rows alone leave the GPU idle
-            w.append(f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {pol!r})")
-            w.append("    if t is not None:")
-            w.append("        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])")
-            ws = self._workspaces()
-            first = in_name[self.tensors[0]]
             w.append("    if split > 1:")
             w.append(f"        ws = [{', '.join(ws)}]")
             w.append("    else:")
@@ -770,6 +782,49 @@ class _Gen:
                      "BLOCK_S=bs, num_warps=4)")
         w.append(f"    return {ret}")
         return "\n".join(w)
+
+    def _out_shape(self, o: fx.Node) -> str:
+        return {"full": "shape", "keep": "keep", "drop": "drop"}[self.an.ctx[o]]
+
+    def _preamble(self, out_device: str) -> list[str]:
+        """Wrapper lines up to the launch config: the domain, K and R, the outputs (on
+        ``out_device``: 'meta' where only their strides are needed), the coalesced views and
+        the row config."""
+        pol = _policy(_lanes(self.an))
+        in_name, out_name = self.in_name, self.out_name
+        shapes = ", ".join(in_name[a] + ".shape" for a in self.full_ins)
+        w = [f"    dev = {in_name[self.tensors[0]]}.device",
+             f"    shape = _kc_row_domain([{shapes}], {len(self.g.domain)})",
+             f"    rdims = {tuple(self.g.rdims)!r}",
+             "    keep = [1 if d in rdims else s for d, s in enumerate(shape)]",
+             "    drop = [s for d, s in enumerate(shape) if d not in rdims]",
+             "    K = _kc_prod(drop)",
+             "    R = _kc_prod(shape[d] for d in rdims)"]
+        for o in self.outs:
+            w.append(f"    {out_name[o]} = torch.empty({self._out_shape(o)}, "
+                     f"device={out_device}, dtype={val(o).dtype})")
+        w.append(f"    fviews = [{', '.join(op.view for op in self.full_ops)}]")
+        w.append(f"    rviews = [{', '.join(op.view for op in self.red_ops)}]")
+        w.append("    ksz, kst, kdim, rsz, rst, rdim = _kc_split_coalesce(shape, rdims, fviews, "
+                 "rviews)")
+        w.append("    bk, br, warps = _kc_row_config(K, R, kst, kdim, rst, rdim, "
+                 f"dev.type == 'cpu', {pol!r})")
+        w.append(f"    t = _kc_tuned('{self.wname}', dev, (K, R))")
+        w.append("    if t is not None:")
+        w.append("        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']")
+        w.append(f"    aligned = rdim >= 2 and rsz[{MAX_RANK - 1}] % br == 0")
+        return w
+
+    def _split_choice(self) -> list[str]:
+        pol = _policy(_lanes(self.an))
+        w = [f"    split, rchunk = _kc_row_split(K, R, bk, br, dev, {pol!r})"]
+        if self.split:
+            w += ["    if t is not None:",
+                  "        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])"]
+        else:
+            w += ["    if t is not None and 'SPLIT' in t:",
+                  "        split, rchunk = _kc_row_split_n(R, br, t['SPLIT'])"]
+        return w
 
     def _workspaces(self) -> list[str]:
         """Wrapper expressions of the [K, split] partials, in the kernels' parameter order."""
