@@ -438,14 +438,69 @@ def choose_all(problem: Problem, main: Variant, module_path: Path, opts: Generat
     if any(g.kind != "glue" for g in main.plan.groups):
         # also when every group fell back: its decomposed ops may lose to the problem's own
         # forward (a fused library softmax, cuDNN batch norm)
+        snapshot = _plan_state(main)
         whole = choose_paths(problem, main, module_path, opts, program=True)
-        choices += whole
         if not whole[0].kept:
             emit()
+            fewer = _fewer_groups(problem, main, module_path, opts, emit, choices, whole[0],
+                                  snapshot)
+            whole = fewer or whole
+        choices += whole
     if key is not None:
         with Database(opts.database) as db:
             db.save_choices(key, [asdict(c) for c in choices])
     return choices, False
+
+
+def _plan_state(v: Variant) -> tuple[Any, ...]:
+    """What ``choose.apply`` changes in a variant, to undo it."""
+    return dict(v.kernels), {g.id: (g.kind, g.reason) for g in v.plan.groups}, v.reference
+
+
+def _restore(v: Variant, state: tuple[Any, ...]) -> None:
+    kernels, kinds, v.reference = state
+    v.kernels.clear()
+    v.kernels.update(kernels)
+    for g in v.plan.groups:
+        g.kind, g.reason = kinds[g.id]
+
+
+def _fewer_groups(problem: Problem, main: Variant, module_path: Path, opts: GenerateOptions,
+                  emit: Any, choices: list[Any], lost: Any, state: tuple[Any, ...]
+                  ) -> list[Any]:
+    """When the whole program loses although its groups each won (small groups whose launch
+    costs more host time than they save: a cross entropy's counts and means), the program
+    with only the groups that save the most, tried with the top half, then the top one.
+    Returns the choices that dropped groups and the program's, or [] (the problem's own
+    forward stays)."""
+    from kernelcraft.choose import Choice
+
+    kept = sorted((c for c in choices if c.kept and c.group in state[0]),
+                  key=lambda c: c.kernel_ms - c.eager_ms)
+    after = _plan_state(main)
+    for n in sorted({len(kept) // 2, 1}, reverse=True):
+        if not 0 < n < len(kept):
+            continue
+        _restore(main, state)
+        why = (f"eager path kept: the whole program measured {lost.kernel_ms:.4f} ms with "
+               f"every group (PyTorch {lost.eager_ms:.4f} ms); only the {n} group(s) saving "
+               "the most stay")
+        drop = [Choice(c.group, c.kernel_ms, c.eager_ms, kept=False) for c in kept[n:]]
+        for c in drop:
+            g = next(g for g in main.plan.groups if g.id == c.group)
+            g.kind, g.reason = "extern", why
+            del main.kernels[c.group]
+        emit()
+        whole = choose_paths(problem, main, module_path, opts, program=True)
+        if whole[0].kept:
+            for g in main.plan.groups:  # the reason names the outcome
+                if any(c.group == g.id for c in drop):
+                    g.reason = (why + f": {whole[0].kernel_ms:.4f} ms")
+            emit()
+            return drop + whole
+    _restore(main, after)
+    emit()
+    return []
 
 
 def choice_key(module_text: str, device: str, precision: str) -> str:
