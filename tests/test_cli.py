@@ -153,3 +153,13 @@ def test_generate_bad_budget_exit_2(capsys, files):
     problem, _ = files
     code, out, err = run(capsys, "generate", str(problem), "--budget", "soon", "--no-judge")
     assert code == 2 and "--budget" in err and "Traceback" not in err + out
+
+
+def test_generate_missing_problem_exit_2_and_debug_after_the_command(capsys, tmp_path):
+    """A missing problem file is bad input (exit 2, one line), not an internal error; and
+    ``--debug`` is accepted after the command too, as the error hint puts it."""
+    missing = str(tmp_path / "nope.py")
+    code, out, err = run(capsys, "generate", missing, "--no-judge")
+    assert code == 2 and "problem file not found" in err and "Traceback" not in err + out
+    code, out, err = run(capsys, "generate", missing, "--no-judge", "--debug")
+    assert code == 2 and "problem file not found" in err

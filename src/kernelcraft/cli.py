@@ -43,15 +43,21 @@ def build_parser() -> argparse.ArgumentParser:
         description="Verified, tuned GPU kernels for PyTorch programs.",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    # also after the command (``kernelcraft generate ... --debug``), as the error hint says
+    debug = argparse.ArgumentParser(add_help=False)
+    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="cmd", required=True)
 
-    ev = sub.add_parser("eval", help="judge a candidate (ModelNew) against a problem (Model)")
+    ev = sub.add_parser("eval", parents=[debug],
+                        help="judge a candidate (ModelNew) against a problem (Model)")
     ev.add_argument("candidate", type=Path)
     ev.add_argument("--ref", type=Path, required=True, help="the problem file")
     ev.add_argument("--json", type=Path, default=None, help="write the full result here")
     _judge_args(ev)
 
-    be = sub.add_parser("bench", help="judge every problem/candidate pair of a tree")
+    be = sub.add_parser("bench", parents=[debug],
+                        help="judge every problem/candidate pair of a tree")
     be.add_argument("root", type=Path,
                     help="problems directory (or a directory with problems/ and candidates/)")
     be.add_argument("--candidates", type=Path, default=None,
@@ -63,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--fresh", action="store_true", help="ignore earlier results in --out")
     _judge_args(be)
 
-    ge = sub.add_parser("generate", help="PyTorch problem -> fused Triton kernels (ModelNew)")
+    ge = sub.add_parser("generate", parents=[debug],
+                        help="PyTorch problem -> fused Triton kernels (ModelNew)")
     ge.add_argument("problem", type=Path)
     ge.add_argument("--target", default="sm_90",
                     help="one or several targets, comma-separated (arch or product names)")
@@ -98,11 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("--db", type=Path, default=None,
                     help="tuning database (default: $KERNELCRAFT_DB or the cache directory)")
 
-    tg = sub.add_parser("targets", help="list the targets kernelcraft knows")
+    tg = sub.add_parser("targets", parents=[debug], help="list the targets kernelcraft knows")
     tg.add_argument("--json", action="store_true")
     tg.add_argument("names", nargs="*", help="targets to show (arch or product names)")
 
-    db = sub.add_parser("db", help="inspect, export and import the tuning database")
+    db = sub.add_parser("db", parents=[debug],
+                        help="inspect, export and import the tuning database")
     dbs = db.add_subparsers(dest="db_cmd", required=True)
     db_help = "database file (default: $KERNELCRAFT_DB, else tuning.db in the cache directory)"
     dls = dbs.add_parser("ls", help="list workloads with their record counts and best latency")

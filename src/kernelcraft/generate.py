@@ -179,6 +179,8 @@ def generate(problem_path: str | Path, opts: GenerateOptions) -> Generated:
         raise InputError(
             f"unknown precision {opts.precision!r}; choose from {', '.join(PRECISIONS)}"
         )
+    if not Path(problem_path).is_file():
+        raise InputError(f"problem file not found: {problem_path}")
     clock = _Clock()
     key = module_key(problem_path, opts, targets) if opts.cache and not (
         opts.tune is not None and opts.tune.retune) else None
