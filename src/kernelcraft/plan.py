@@ -435,6 +435,9 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             else:
                 new("scan", n, domain=domain, anchor=n, rdims=(d,))
             continue
+        if name in SCANS:  # the template's reason, not "no template yet"
+            new("extern", n, reason=f"{name}: {scan_supported(n)}")
+            continue
         if name == "flip":
             g = group_of.get(n.args[0])
             if (g is not None and g.kind == "scan" and g.nodes[-1] is n.args[0]
@@ -686,8 +689,18 @@ def _copy_nodes(nodes: list[fx.Node], order: dict[fx.Node, Any]) -> dict[fx.Node
 
 def _drop_unused(nodes: list[fx.Node], groups: list[Group],
                  group_of: dict[fx.Node, Group]) -> None:
-    """Erase the nodes among ``nodes`` that nothing reads any more (latest first)."""
+    """Erase the nodes among ``nodes`` that nothing reads any more (latest first); a
+    metadata assertion (``.float()`` leaves one) does not keep its tensor alive."""
     for m in reversed(nodes):
+        for u in list(m.users):
+            if (u.op == "call_function" and op_name(u.target) == "_assert_tensor_metadata"
+                    and not u.users):
+                h = group_of.pop(u, None)
+                if h is not None:
+                    h.nodes.remove(u)
+                    if not h.nodes:
+                        h.kind = "merged"
+                u.graph.erase_node(u)
         if m.users:
             continue
         h = group_of.pop(m, None)
