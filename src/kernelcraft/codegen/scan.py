@@ -42,6 +42,8 @@ from kernelcraft.plan import Group, hint, is_tensor_node, val
 
 SCANS = {"cumsum": "sum", "cumprod": "prod"}
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+#: integer and bool scans accumulate in int64, as PyTorch's (position ids, offsets)
+_INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
 
 
 def scan_dim(n: fx.Node) -> int:
@@ -52,8 +54,8 @@ def scan_dim(n: fx.Node) -> int:
 def scan_supported(n: fx.Node) -> str | None:
     """Why the template cannot take scan node ``n`` (None: it can)."""
     x = n.args[0]
-    if not is_tensor_node(x) or val(x).dtype not in _FLOATS:
-        return "a scan of a non-float tensor"
+    if not is_tensor_node(x) or val(x).dtype not in _FLOATS + _INTS:
+        return f"a scan of a {val(x).dtype if is_tensor_node(x) else 'non-tensor'} value"
     if n.kwargs.get("dtype") is not None or len(n.args) > 2:
         return "a scan with an output dtype"
     if val(x).dim() == 0:
@@ -149,8 +151,10 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     for t in IN + OUT:
         body += offset_lines(f"{t}_off", "i", f"{t}_st", R, "NDIM", "rows * 0", "    ")
         body.append(f"    {t}_off = {t}_off[:, None]")
-    ident = "0.0" if kind == "sum" else "1.0"
-    body += [f"    carry = tl.full([BLOCK_K], {ident}, tl.float32)",
+    integer = val(x).dtype in _INTS
+    acc = "tl.int64" if integer else "tl.float32"
+    ident = ("0" if kind == "sum" else "1") if integer else ("0.0" if kind == "sum" else "1.0")
+    body += [f"    carry = tl.full([BLOCK_K], {ident}, {acc})",
              "    for c in range(0, R, BLOCK_R):",
              "        p = c + tl.arange(0, BLOCK_R)",
              "        m = rmask[:, None] & (p < R)[None, :]",
@@ -172,10 +176,11 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
         env[m] = var(m)
     fn = "tl.cumsum" if kind == "sum" else "tl.cumprod"
     op = "+" if kind == "sum" else "*"
-    body += [f"{ind}s = tl.where(m, {env[x]}.to(tl.float32), {ident})",
+    zero = "0" if integer else "0.0"
+    body += [f"{ind}s = tl.where(m, {env[x]}.to({acc}), {ident})",
              f"{ind}y = {fn}(s, axis=1) {op} carry[:, None]",
              f"{ind}last = tl.minimum(c + BLOCK_R, R) - 1",
-             f"{ind}carry = tl.sum(tl.where((p == last)[None, :], y, 0.0), axis=1)",
+             f"{ind}carry = tl.sum(tl.where((p == last)[None, :], y, {zero}), axis=1)",
              f"{ind}{var(n)} = y.to({tl_dtype(n)})"]
     env[n] = opmath(n)
     epi_loads = [a for a in loads if a not in pro_loads]
