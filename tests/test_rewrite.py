@@ -125,3 +125,44 @@ def test_common_subexpressions_are_computed_once() -> None:
     for got, want in zip(c.gm(x, k), _Twice()(x, k), strict=True):
         torch.testing.assert_close(got, want)
         assert got.dtype == want.dtype
+
+
+class _LinearChain(nn.Module):
+    """A Linear on [B, S, K], then GELU, a per-feature scale and a residual: all sink below
+    the view back to [B, S, N]; ``* per_row`` (broadcast along S only) cannot."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.gamma = nn.Parameter(torch.randn(16))
+
+    def forward(self, x, per_row):
+        y = x + self.gamma * F.gelu(self.fc(x))
+        return y, self.fc(x) * per_row
+
+
+def _run(cap, model, inputs):
+    user = iter(inputs)
+    args = [model.get_parameter(cap.param_of[n.name]) if n.name in cap.param_of else next(user)
+            for n in cap.gm.graph.nodes if n.op == "placeholder"]
+    return cap.gm(*args)
+
+
+def test_pointwise_ops_after_a_linear_become_its_epilogue() -> None:
+    from kernelcraft.codegen.ops import is_pointwise, is_view
+    from kernelcraft.rewrite import sink_views
+
+    x, per_row = torch.randn(3, 5, 16), torch.randn(3, 1, 16)
+    model = _LinearChain()
+    cap = capture(model, [x, per_row])
+    before = _run(cap, model, [x, per_row])
+    assert sink_views(cap.gm) >= 3
+    for a, b in zip(_run(cap, model, [x, per_row]), before, strict=True):
+        torch.testing.assert_close(a, b)
+    readers = [u for n in cap.gm.graph.nodes if op_name(n.target) == "addmm"
+               for v in n.users if is_view(v.target) for u in v.users if is_pointwise(u.target)]
+    assert [op_name(u.target) for u in readers] == ["mul"]  # only `* per_row` stayed
+    plan = build_plan(capture(model, [x, per_row]).gm)
+    (mm,) = [g for g in plan.groups if g.kind == "matmul" and len(g.nodes) > 1]
+    assert {"erf", "add"} <= {op_name(m.target) for m in mm.nodes}  # gelu and residual
+    assert any(g.kind == "pointwise" and g.describe() == "mul" for g in plan.groups)

@@ -64,6 +64,9 @@ class FusionOptions:
     #: gathers moved below the pointwise ops feeding them (``rewrite.sink_gathers``: cross
     #: entropy then never writes the whole log-softmax)
     sink_gathers: bool = True
+    #: pointwise ops after a Linear on a 3-D input moved before its view back
+    #: (``rewrite.sink_views``): they become the matmul's epilogue
+    sink_views: bool = True
     #: values computed from ``arange`` alone (upsampling's source rows, position ids, masks
     #: from lengths) computed inside the pointwise kernel that reads them: no launch, no
     #: buffer, no index load
@@ -279,6 +282,15 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import eliminate_common
 
         eliminate_common(gm)
+    if opts.sink_views:
+        from kernelcraft.rewrite import sink_views
+
+        keep: set[fx.Node] = set()  # what the attention template will claim stays as it is
+        if opts.attention_template:
+            from kernelcraft.attention_pattern import find_attention
+
+            keep = {n for m in find_attention(gm.graph, opts.extern_ops)[0] for n in m.nodes}
+        sink_views(gm, keep)
     if opts.sink_gathers:
         from kernelcraft.rewrite import sink_gathers
 

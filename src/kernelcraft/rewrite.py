@@ -12,6 +12,12 @@ row statistics and one logit per row are needed, so the logits are read once.
 same operands: ``softmax(x)`` and ``log_softmax(x)`` both take ``amax(x)``) becomes that
 node, so the value is computed, and its input read, once.
 
+``sink_views``: ``f(view(mm), b)`` with ``f`` pointwise becomes ``view(f(mm, b'))`` when the
+view only splits the matmul's leading dim (a Linear on a [B, S, K] input computes on
+[B*S, K] and views the result back) and every other operand is broadcast along the split
+dims or has the full shape in memory order (viewed alike): the activation, scale or
+residual after a Linear becomes the matmul's epilogue instead of a second pass.
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -25,7 +31,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from kernelcraft.codegen.ops import is_pointwise, is_view, op_name
+from kernelcraft.codegen.ops import is_matmul, is_pointwise, is_view, op_name
 from kernelcraft.plan import is_tensor_node, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
@@ -185,3 +191,116 @@ def _sink(gm: fx.GraphModule, g: fx.Node) -> bool:
     g.replace_all_uses_with(out)
     graph.erase_node(g)
     return True
+
+
+_RESHAPES = ("view", "_unsafe_view", "reshape")
+
+
+def _split_view(v: Any) -> tuple[int, int] | None:
+    """(leading dims of the view's output, trailing dims it keeps) when ``v`` reshapes a
+    tensor by splitting its first dim only ([M, N] -> [B, S, N]), else None."""
+    if not (isinstance(v, fx.Node) and v.op == "call_function" and is_view(v.target)
+            and op_name(v.target) in _RESHAPES and is_tensor_node(v.args[0])):
+        return None
+    src, out = shape_key(val(v.args[0]).shape), shape_key(val(v).shape)
+    k = len(src) - 1
+    if k < 1 or len(out) <= len(src) or out[len(out) - k:] != src[1:]:
+        return None
+    return len(out) - k, k
+
+
+def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int:
+    """``f(view(mm), b)`` -> ``view(f(mm, b'))`` (see the module docstring) for ``f`` not in
+    ``protected`` (an attention pattern's scale stays where the pattern has it); returns the
+    number of pointwise ops moved. Values this pass moved sink again, so a chain after a
+    Linear (bias, activation, residual) moves whole."""
+    from torch._guards import detect_fake_mode
+
+    from kernelcraft.plan import _simple_pointwise
+
+    graph = gm.graph
+    moved: set[fx.Node] = set()
+    count = 0
+    for n in list(graph.nodes):
+        if not (n.op == "call_function" and is_pointwise(n.target) and is_tensor_node(n)
+                and _simple_pointwise(n)) or n in (protected or ()):
+            continue
+        views = [a for a in n.args if _split_view(a) is not None
+                 and (is_matmul(a.args[0].target) or a.args[0] in moved)
+                 and shape_key(val(a).shape) == shape_key(val(n).shape)]
+        if not views:
+            continue
+        v = views[0]
+        lead, keep = _split_view(v)
+        out = shape_key(val(v).shape)
+        plan = _sunk_args(n, v, lead, keep, out)
+        if plan is None:
+            continue
+        mode = detect_fake_mode([val(v.args[0])])
+        with graph.inserting_before(n):
+            args = []
+            for a, how in zip(n.args, plan, strict=True):
+                if how == "source":
+                    args.append(a.args[0])
+                elif how == "squeeze":
+                    sq = graph.call_function(torch.ops.aten.squeeze.dims,
+                                             (a, list(range(val(a).dim() - keep))))
+                    with mode:
+                        sq.meta["val"] = torch.ops.aten.squeeze.dims(
+                            val(a), list(range(val(a).dim() - keep)))
+                    args.append(sq)
+                elif how == "flatten":
+                    fl = graph.call_function(torch.ops.aten.view.default,
+                                             (a, [-1, *[int(d) for d in out[lead:]]]))
+                    with mode:
+                        fl.meta["val"] = val(a).view(-1, *[int(d) for d in out[lead:]])
+                    args.append(fl)
+                else:
+                    args.append(a)
+            f = graph.call_function(n.target, tuple(args), dict(n.kwargs))
+            with mode:
+                f.meta["val"] = n.target(*fx.node.map_arg(f.args, val),
+                                         **fx.node.map_arg(f.kwargs, val))
+            back = graph.call_function(torch.ops.aten.view.default, (f, v.args[1]))
+            with mode:
+                back.meta["val"] = val(f).view(val(n).shape)
+        n.replace_all_uses_with(back)
+        graph.erase_node(n)
+        for a in dict.fromkeys(views):  # a view nothing reads any more
+            if not a.users:
+                graph.erase_node(a)
+        moved.add(f)
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
+def _sunk_args(n: fx.Node, v: fx.Node, lead: int, keep: int,
+               out: tuple[str, ...]) -> list[str] | None:
+    """How each argument of ``n`` reaches the unsplit shape: ``source`` (a view like ``v``:
+    its input), ``squeeze`` (broadcast along the split dims: they are dropped), ``flatten``
+    (the full shape, contiguous, static trailing dims), ``same`` (a scalar, or already
+    trailing-only); None when one cannot."""
+    how = []
+    for a in n.args:
+        if not is_tensor_node(a):
+            how.append("same")
+            continue
+        split = _split_view(a)
+        if (split == (lead, keep) and shape_key(val(a).shape) == out
+                and shape_key(val(a.args[0]).shape) == shape_key(val(v.args[0]).shape)):
+            how.append("source")
+            continue
+        s = shape_key(val(a).shape)
+        padded = ("1",) * (len(out) - len(s)) + s
+        if len(s) > len(out):
+            return None
+        if all(d == "1" for d in padded[:lead]):
+            how.append("same" if len(s) <= keep else "squeeze")
+        elif (s == out and val(a).is_contiguous()
+              and all(d.isdigit() for d in out[lead:])):
+            how.append("flatten")
+        else:
+            return None
+    return how
