@@ -31,7 +31,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from kernelcraft.codegen.ops import is_matmul, is_pointwise, is_view, op_name
+from kernelcraft.codegen.ops import is_pointwise, is_view, op_name
 from kernelcraft.plan import is_tensor_node, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
@@ -226,7 +226,7 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
                 and _simple_pointwise(n)) or n in (protected or ()):
             continue
         views = [a for a in n.args if _split_view(a) is not None
-                 and (is_matmul(a.args[0].target) or a.args[0] in moved)
+                 and (_linear(a.args[0]) or a.args[0] in moved)
                  and shape_key(val(a).shape) == shape_key(val(n).shape)]
         if not views:
             continue
@@ -274,6 +274,13 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
     if count:
         gm.recompile()
     return count
+
+
+def _linear(n: Any) -> bool:
+    """A Linear's product (``mm``, ``addmm``); a ``bmm`` is left alone: its views feed
+    attention patterns (scores scaled after the view), which the planner matches as written."""
+    return (isinstance(n, fx.Node) and n.op == "call_function"
+            and op_name(n.target) in ("mm", "addmm"))
 
 
 def _sunk_args(n: fx.Node, v: fx.Node, lead: int, keep: int,
