@@ -672,7 +672,7 @@ def _compute_positions(groups: list[Group], group_of: dict[fx.Node, Group],
             for m in g.nodes:
                 for t in chains:
                     m.replace_input_with(t, copy[t])
-            _drop_unused(union, groups, group_of)
+            _drop_unused(union, group_of)
             chains = {copy[t]: [copy[m] for m in c] for t, c in chains.items()}
             union = [copy[m] for m in union]
         for m in union:
@@ -699,28 +699,26 @@ def _copy_nodes(nodes: list[fx.Node], order: dict[fx.Node, Any]) -> dict[fx.Node
     return copy
 
 
-def _drop_unused(nodes: list[fx.Node], groups: list[Group],
-                 group_of: dict[fx.Node, Group]) -> None:
+def _drop_unused(nodes: list[fx.Node], group_of: dict[fx.Node, Group]) -> None:
     """Erase the nodes among ``nodes`` that nothing reads any more (latest first); a
     metadata assertion (``.float()`` leaves one) does not keep its tensor alive."""
     for m in reversed(nodes):
         for u in list(m.users):
             if (u.op == "call_function" and op_name(u.target) == "_assert_tensor_metadata"
                     and not u.users):
-                h = group_of.pop(u, None)
-                if h is not None:
-                    h.nodes.remove(u)
-                    if not h.nodes:
-                        h.kind = "merged"
-                u.graph.erase_node(u)
-        if m.users:
-            continue
-        h = group_of.pop(m, None)
-        if h is not None:
-            h.nodes.remove(m)
-            if not h.nodes:
-                h.kind = "merged"
-        m.graph.erase_node(m)
+                _erase(u, group_of)
+        if not m.users:
+            _erase(m, group_of)
+
+
+def _erase(n: fx.Node, group_of: dict[fx.Node, Group]) -> None:
+    """Take ``n`` out of its group (an emptied group is dropped) and out of the graph."""
+    h = group_of.pop(n, None)
+    if h is not None:
+        h.nodes.remove(n)
+        if not h.nodes:
+            h.kind = "merged"
+    n.graph.erase_node(n)
 
 
 def _is_tensor_seq(value: Any) -> bool:
