@@ -475,7 +475,7 @@ def _fewer_groups(problem: Problem, main: Variant, module_path: Path, opts: Gene
     with only the groups that save the most, tried with the top half, then the top one.
     Returns the choices that dropped groups and the program's, or [] (the problem's own
     forward stays)."""
-    from kernelcraft.choose import Choice
+    from kernelcraft.choose import Choice, apply
 
     kept = sorted((c for c in choices if c.kept and c.group in state[0]),
                   key=lambda c: c.kernel_ms - c.eager_ms)
@@ -484,21 +484,18 @@ def _fewer_groups(problem: Problem, main: Variant, module_path: Path, opts: Gene
         if not 0 < n < len(kept):
             continue
         _restore(main, state)
-        why = (f"eager path kept: the whole program measured {lost.kernel_ms:.4f} ms with "
-               f"every group (PyTorch {lost.eager_ms:.4f} ms); only the {n} group(s) saving "
-               "the most stay")
         drop = [Choice(c.group, c.kernel_ms, c.eager_ms, kept=False) for c in kept[n:]]
-        for c in drop:
-            g = next(g for g in main.plan.groups if g.id == c.group)
-            g.kind, g.reason = "extern", why
-            del main.kernels[c.group]
+        apply(main, drop)
         emit()
         whole = choose_paths(problem, main, module_path, opts, program=True)
-        if whole[0].kept:
-            for g in main.plan.groups:  # the reason names the outcome
-                if any(c.group == g.id for c in drop):
-                    g.reason = (why + f": {whole[0].kernel_ms:.4f} ms")
-            emit()
+        if whole[0].kept:  # the reason names the outcome (the module text has none)
+            why = (f"eager path kept: the whole program measured {lost.kernel_ms:.4f} ms "
+                   f"with every group (PyTorch {lost.eager_ms:.4f} ms); only the {n} "
+                   f"group(s) saving the most stay: {whole[0].kernel_ms:.4f} ms")
+            dropped = {c.group for c in drop}
+            for g in main.plan.groups:
+                if g.id in dropped:
+                    g.reason = why
             return drop + whole
     _restore(main, after)
     emit()

@@ -676,11 +676,8 @@ def _compute_positions(groups: list[Group], group_of: dict[fx.Node, Group],
             chains = {copy[t]: [copy[m] for m in c] for t, c in chains.items()}
             union = [copy[m] for m in union]
         for m in union:
-            h = group_of.get(m)
-            if h is not None and h is not g:
-                h.nodes.remove(m)
-                if not h.nodes:
-                    h.kind = "merged"
+            if group_of.get(m) is not g:
+                _ungroup(m, group_of)
             group_of[m] = g
         g.nodes.extend(union)
         g.positions = {t: sorted(c, key=order.__getitem__) for t, c in chains.items()}
@@ -711,13 +708,18 @@ def _drop_unused(nodes: list[fx.Node], group_of: dict[fx.Node, Group]) -> None:
             _erase(m, group_of)
 
 
-def _erase(n: fx.Node, group_of: dict[fx.Node, Group]) -> None:
-    """Take ``n`` out of its group (an emptied group is dropped) and out of the graph."""
+def _ungroup(n: fx.Node, group_of: dict[fx.Node, Group]) -> None:
+    """Take ``n`` out of its group; a group left empty is dropped."""
     h = group_of.pop(n, None)
     if h is not None:
         h.nodes.remove(n)
         if not h.nodes:
             h.kind = "merged"
+
+
+def _erase(n: fx.Node, group_of: dict[fx.Node, Group]) -> None:
+    """Take ``n`` out of its group and out of the graph."""
+    _ungroup(n, group_of)
     n.graph.erase_node(n)
 
 

@@ -237,33 +237,31 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
         if plan is None:
             continue
         mode = detect_fake_mode([val(v.args[0])])
+
+        def insert(target: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None,
+                   mode: Any = mode) -> fx.Node:
+            """A new node before ``n``, its value computed on the capture's fake tensors."""
+            node = graph.call_function(target, args, kwargs or {})
+            with mode:
+                node.meta["val"] = target(*fx.node.map_arg(args, val),
+                                          **fx.node.map_arg(kwargs or {}, val))
+            return node
+
         with graph.inserting_before(n):
             args = []
             for a, how in zip(n.args, plan, strict=True):
                 if how == "source":
                     args.append(a.args[0])
                 elif how == "squeeze":
-                    sq = graph.call_function(torch.ops.aten.squeeze.dims,
-                                             (a, list(range(val(a).dim() - keep))))
-                    with mode:
-                        sq.meta["val"] = torch.ops.aten.squeeze.dims(
-                            val(a), list(range(val(a).dim() - keep)))
-                    args.append(sq)
+                    args.append(insert(torch.ops.aten.squeeze.dims,
+                                       (a, list(range(val(a).dim() - keep)))))
                 elif how == "flatten":
-                    fl = graph.call_function(torch.ops.aten.view.default,
-                                             (a, [-1, *[int(d) for d in out[lead:]]]))
-                    with mode:
-                        fl.meta["val"] = val(a).view(-1, *[int(d) for d in out[lead:]])
-                    args.append(fl)
+                    args.append(insert(torch.ops.aten.view.default,
+                                       (a, [-1, *[int(d) for d in out[lead:]]])))
                 else:
                     args.append(a)
-            f = graph.call_function(n.target, tuple(args), dict(n.kwargs))
-            with mode:
-                f.meta["val"] = n.target(*fx.node.map_arg(f.args, val),
-                                         **fx.node.map_arg(f.kwargs, val))
-            back = graph.call_function(torch.ops.aten.view.default, (f, v.args[1]))
-            with mode:
-                back.meta["val"] = val(f).view(val(n).shape)
+            f = insert(n.target, tuple(args), dict(n.kwargs))
+            back = insert(torch.ops.aten.view.default, (f, v.args[1]))
         n.replace_all_uses_with(back)
         graph.erase_node(n)
         for a in dict.fromkeys(views):  # a view nothing reads any more

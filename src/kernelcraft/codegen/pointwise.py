@@ -165,26 +165,20 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
             for k in range(len(gather_dims(n))):
                 ix, gi = f"{nm}_i{k}", canon[(gathers.index(n), k)]
-                if gi not in loaded and gi in vgi:
-                    loaded.add(gi)
-                    body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
-                                         "    ")
-                    lines, value = _position_lines(positions[vgi[gi]], f"{gi}_off", gi, env)
-                    body += lines
-                    body += ["    if IDX64:", f"        {gi}_v = {value}.to(tl.int64)",
-                             "    else:", f"        {gi}_v = {value}.to(tl.int32)"]
                 if gi not in loaded:
                     loaded.add(gi)
                     body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
                                          "    ")
+                    if gi in vgi:  # computed from the element's position, not loaded
+                        lines, value = _position_lines(positions[vgi[gi]], f"{gi}_off", gi,
+                                                       env)
+                        body += lines
+                    else:
+                        value = f"tl.load({gi} + {gi}_off, mask=mask, other=0)"
                     # int32 offsets unless one can pass 2**31 (an index is below its
                     # dim's size, or the program is wrong)
-                    body += ["    if IDX64:",
-                             f"        {gi}_v = tl.load({gi} + {gi}_off, mask=mask, other=0)"
-                             ".to(tl.int64)",
-                             "    else:",
-                             f"        {gi}_v = tl.load({gi} + {gi}_off, mask=mask, other=0)"
-                             ".to(tl.int32)"]
+                    body += ["    if IDX64:", f"        {gi}_v = {value}.to(tl.int64)",
+                             "    else:", f"        {gi}_v = {value}.to(tl.int32)"]
                 body.append(f"    {ix} = tl.where({gi}_v < 0, {gi}_v + {nm}_n{k}, {gi}_v)")
                 body.append(f"    {nm}_off += {ix} * {nm}_s{k}")
             src = src_names[sources.index(n.args[0])]

@@ -103,6 +103,8 @@ def _kc_signature(args):
         else:
             key.append(a)
     return tuple(key)
+
+
 _KC_ARCH = {}
 _KC_WARNED = set()
 
