@@ -94,6 +94,7 @@ HONEST_TABLE: list[tuple[str, str]] = [
     ("tanh_gelu_ok", "tanh_gelu"),
     ("relu_ok", "relu_pos"),
     ("linear_relu_ok", "linear_relu"),
+    ("block_sum_pos_ok", "block_sum_pos"),
 ]
 
 

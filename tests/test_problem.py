@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -55,6 +57,9 @@ def test_perturbed_sizes_differ_and_free_sizes(write):
     others = list(perturbations(p))
     assert others and all(o.sizes != p.sizes for o in others)
     assert init_free_sizes(p) == ["batch"]  # hidden is a constructor argument
+    blocks = load_problem(Path(__file__).parent / "cases" / "problems" / "block_sum_pos.py")
+    # (height // 8) * (width // 8) sizes the constructor; one probe can miss it at 37 // 8
+    assert init_free_sizes(blocks.with_sizes({"height": 32, "width": 32})) == ["batch"]
     only_batch = next(perturbations(p, ["batch"]))
     assert only_batch.sizes["hidden"] == p.sizes["hidden"]
     assert only_batch.sizes["batch"] != p.sizes["batch"]
