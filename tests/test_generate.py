@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import replace
 
@@ -852,3 +853,68 @@ def test_whole_program_keeps_the_groups_that_save_most(write, tmp_path):
     report = gen.report_path.read_text()
     assert "saving the most" in report
     assert gen.judge.correct, gen.judge.detail
+
+
+SQRT_SCALE = """
+import math, torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) / math.sqrt(x.shape[-1])
+
+rows, cols = 256, 1024
+def get_inputs(): return [torch.randn(rows, cols)]
+def get_init_inputs(): return []
+"""
+
+MAXPOOL = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool1d(4, stride=2, padding=1)
+    def forward(self, x):
+        return self.pool(x) * 2.0
+
+batch, channels, length = 16, 32, 1024
+def get_inputs(): return [torch.randn(batch, channels, length)]
+def get_init_inputs(): return []
+"""
+
+
+def test_baked_input_size_is_guarded(write, tmp_path):
+    """export turns math.sqrt(x.shape[-1]) into a constant: the module checks that size and
+    runs the problem's forward at others, where the captured constant would be wrong."""
+    from kernelcraft.generate import _interpreted
+    from kernelcraft.problem import load_module
+
+    gen = generate(write("sqrt.py", SQRT_SCALE), _opts(tmp_path, judge=False))
+    small = gen.variants[1].guard[0][2]  # the reduced capture's size of dim 1
+    assert [v.guard for v in gen.variants] == [((0, 1, 1024),), ((0, 1, small),)]
+    assert "specialised" in (gen.module_path.parent / "report.md").read_text()
+    with _interpreted(True):  # the module's kernels run on the CPU
+        module = load_module(gen.module_path, "generated")
+    model = module.ModelNew()
+    from kernelcraft.measure.instrument import LaunchCounter
+
+    counter = LaunchCounter()
+    for cols, kernels in ((small, True), (80, False)):  # the reduced capture's size, another
+        x = torch.randn(8, cols)
+        before = counter.count
+        with counter.active():
+            out = model(x)
+        torch.testing.assert_close(out, torch.relu(x) / math.sqrt(cols))
+        assert (counter.count > before) == kernels
+
+
+def test_constant_but_unused_size_is_not_guarded(write):
+    """A pooled length the capture made constant, from which no literal of the program is
+    derived, keeps the kernels at every length."""
+    from kernelcraft.problem import load_problem
+    from kernelcraft.specialize import baked_dims, capture_at, constant_dims
+
+    problem = load_problem(write("pool.py", MAXPOOL))
+    cap = capture_at(problem)
+    assert constant_dims(cap)  # the capture did specialise a dim
+    assert baked_dims(problem, cap) == ()

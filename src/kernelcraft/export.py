@@ -229,6 +229,8 @@ class Variant:
     kernels: dict[int, KernelSource]
     label: str = ""
     reference: str | None = None  # why the problem's own forward serves these arguments
+    #: input sizes the capture baked in (specialize.baked_dims): checked on every call
+    guard: tuple[tuple[int, int, int], ...] = ()
     #: tuned launch configs: (wrapper name, arch, sizes key) -> knobs (a dispatch table)
     tuned: dict[tuple[str, str, tuple[int, ...]], dict[str, Any]] = field(default_factory=dict)
 
@@ -277,11 +279,11 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
         from kernelcraft.codegen.attention_group import library_source as attention_source
 
         parts += ["# ---- the flash-attention template", attention_source()]
-    table = []
+    forwards: list[str] = []  # per variant: its forward function's name, or Model.forward
     for i, v in enumerate(variants):
         if v.reference:
             parts.append(f"# ---- variant {i}: {v.label}: {v.reference}")
-            table.append(f"    {v.key!r}: None,  # the problem's own forward")
+            forwards.append("Model.forward")
             continue
         em = _Emitter(v.cap, v.plan, v.kernels, fname=f"_kc_v{i}_forward")
         forward = em.emit()
@@ -296,12 +298,9 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
         if entries:
             parts += ["# tuned launch configs per architecture (other GPUs and sizes: the "
                       "wrappers' heuristics)", "_KC_TUNED.update({", *entries, "})", ""]
-        table.append(f"    {v.key!r}: _kc_v{i}_forward,")
+        forwards.append(f"_kc_v{i}_forward")
+    parts += _dispatch(variants, forwards)
     parts += [
-        "",
-        "_KC_VARIANTS = {",
-        *table,
-        "}",
         "",
         "",
         "class ModelNew(Model):",
@@ -318,6 +317,32 @@ def emit_module(problem_source: str, problem_name: str, variants: list[Variant],
         "",
     ]
     return "\n".join(parts)
+
+
+def _dispatch(variants: list[Variant], forwards: list[str]) -> list[str]:
+    """``_KC_VARIANTS``: constructor key -> forward. Variants with baked input sizes (a
+    guard) get a dispatcher per key that tests them in order, then runs Model.forward."""
+    from kernelcraft.specialize import guard_source
+
+    keys = list(dict.fromkeys(v.key for v in variants))
+    lines, table = [], []
+    for j, key in enumerate(keys):
+        mine = [(v, f) for v, f in zip(variants, forwards, strict=True) if v.key == key]
+        if not mine[0][0].guard:
+            f = mine[0][1]
+            table.append(f"    {key!r}: {'None' if f == 'Model.forward' else f},")
+            continue
+        lines += ["", "", f"def _kc_k{j}_dispatch(self, *args):",
+                  "    # sizes these captures baked in (a constant the program computes from"
+                  " them);", "    # other sizes run the problem's own forward"]
+        for v, f in mine:
+            lines += [f"    if {guard_source(v.guard)}:", f"        return {f}(self, *args)"]
+            if not v.guard:
+                break
+        else:
+            lines.append("    return Model.forward(self, *args)")
+        table.append(f"    {key!r}: _kc_k{j}_dispatch,")
+    return [*lines, "", "", "_KC_VARIANTS = {", *table, "}"]
 
 
 def _runtime_source() -> str:

@@ -20,7 +20,6 @@ from typing import Any
 
 import torch
 
-from kernelcraft.capture import capture
 from kernelcraft.codegen.common import KernelSource
 from kernelcraft.errors import InputError
 from kernelcraft.export import Variant, emit_module, init_key, write_new
@@ -28,6 +27,7 @@ from kernelcraft.measure import gpulock
 from kernelcraft.measure.verify import PRECISIONS
 from kernelcraft.plan import FusionOptions, Group, Plan, build_plan
 from kernelcraft.problem import Problem, load_problem, reduced
+from kernelcraft.specialize import baked_dims, capture_at, holds
 from kernelcraft.target import Target, resolve_many
 from kernelcraft.tune import GroupTuning, TuneOptions
 
@@ -138,12 +138,7 @@ def emit_group(g: Group, target: Target) -> KernelSource:
 def build(problem: Problem, opts: GenerateOptions, label: str = "") -> Variant:
     """Capture at the problem's sizes (meta device), plan and emit every group."""
     targets = resolve_many(opts.targets)
-    init = problem.init_inputs(0)
-    with torch.device("meta"):
-        model = problem.make_model(init, 0)
-        inputs = problem.template_inputs(0)
-    inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in inputs]
-    cap = capture(model, inputs, problem.name)
+    cap = capture_at(problem)
     from kernelcraft.codegen.conv_group import conv_mode
 
     fusion = opts.fusion
@@ -160,14 +155,17 @@ def build(problem: Problem, opts: GenerateOptions, label: str = "") -> Variant:
         except NotImplementedError as exc:
             g.reason = f"{g.kind} template cannot take it: {exc}"
             g.kind = "extern"
-    return Variant(init_key(init), cap, plan, kernels, label)
+    return Variant(init_key(problem.init_inputs(0)), cap, plan, kernels, label,
+                   guard=baked_dims(problem, cap))
 
 
 def variants_for(problem: Problem, opts: GenerateOptions) -> list[Variant]:
-    """The problem's own sizes, plus the reduced sizes the interpreter checks on a CPU."""
+    """The problem's own sizes, plus the reduced sizes the interpreter checks on a CPU
+    (when they take other constructor arguments, or sizes the first capture baked in)."""
     out = [build(problem, opts, f"constructor arguments {problem.init_inputs(0)}")]
     small = reduced(problem)
-    if small is not problem and init_key(small.init_inputs(0)) != out[0].key:
+    if small is not problem and (init_key(small.init_inputs(0)) != out[0].key or not holds(
+            out[0].guard, small.template_inputs(0))):
         out.append(build(small, opts, f"reduced sizes {small.init_inputs(0)} "
                                       "(checked through the interpreter)"))
     return out

@@ -137,6 +137,13 @@ def generate_report(gen: Any, opts: Any) -> str:
     lines.append(f"- precision mode: {opts.precision}")
     lines.append(f"- module: `{gen.module_path.name}` ({len(gen.kernels)} generated kernels, "
                  f"{sum(1 for g in gen.plan.groups if g.kind == 'extern')} extern ops)")
+    for v in getattr(gen, "variants", []):
+        if v.guard:
+            names = [a[0] for a in v.cap.user_args]
+            dims = ", ".join(f"`{names[i]}` dim {d} = {n}" for i, d, n in v.guard)
+            lines.append(f"- specialised ({v.label}): the program makes a constant of {dims} "
+                         "(torch.export baked it in); other sizes there run the problem's "
+                         "own forward")
     lines.append("")
     lines.append("## Groups")
     lines.append("")

@@ -1,0 +1,108 @@
+"""Input sizes a capture baked into the program, found by capturing twice.
+
+``torch.export`` keeps input sizes symbolic where it can, and silently makes one a constant
+where the program turns it into a Python number: ``x / math.sqrt(x.shape[-1])`` becomes
+``x / 8.0``, and a graph captured at head_dim 64 then computes the wrong thing at 80. The
+placeholder shapes show which sizes became constants, not whether a constant was derived
+from one (a size can be constant and harmless). So the program is captured again with the
+constructor-free sizes moved; constant dims whose value moved while some literal of the
+graph (a scale, a view or expand size, an arange end) moved with them are baked. The
+emitted module checks them on every call and runs the problem's own forward elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+from torch import fx
+
+from kernelcraft.capture import Captured, capture
+from kernelcraft.problem import Problem, init_free_sizes, perturbations
+
+#: (forward argument index, dim, size): the sizes a variant was captured for
+Guard = tuple[tuple[int, int, int], ...]
+
+
+def capture_at(problem: Problem) -> Captured:
+    """The problem's program captured at its sizes, on the meta device."""
+    init = problem.init_inputs(0)
+    with torch.device("meta"):
+        model = problem.make_model(init, 0)
+        inputs = problem.template_inputs(0)
+    inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in inputs]
+    return capture(model, inputs, problem.name)
+
+
+def constant_dims(cap: Captured) -> dict[tuple[int, int], int]:
+    """(argument index, dim) -> size of every user-input dim the capture made a constant."""
+    out: dict[tuple[int, int], int] = {}
+    nodes = {n.name: n for n in cap.graph.nodes if n.op == "placeholder"}
+    for i, (name, const, _) in enumerate(cap.user_args):
+        val = None if const else nodes[name].meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            continue
+        for d, s in enumerate(val.shape):
+            if isinstance(s, int) or s.node.expr.is_number:
+                out[(i, d)] = int(s)
+    return out
+
+
+def baked_dims(problem: Problem, cap: Captured) -> Guard:
+    """The dims of ``cap``'s inputs whose captured sizes the program depends on (see above).
+
+    Empty when nothing is baked, when no input dim is constant, or when no size can move
+    without changing the constructor's arguments (another model, another capture).
+    """
+    consts = {k: v for k, v in constant_dims(cap).items() if v > 1}
+    if not consts:
+        return ()
+    free = init_free_sizes(problem)
+    other = next(perturbations(problem, free), None) if free else None
+    if other is None:
+        return ()
+    with torch.device("meta"):
+        ins = other.template_inputs(0)
+    moved = tuple(sorted((i, d, s) for (i, d), s in consts.items()
+                         if isinstance(ins[i], torch.Tensor) and ins[i].shape[d] != s))
+    if not moved:  # constant dims tied to the constructor (a Linear's in_features)
+        return ()
+    try:
+        cap2 = capture_at(other)
+    except Exception:  # noqa: BLE001 - the program cannot be captured there: guard them all
+        return moved
+    return () if _same_literals(cap.graph, cap2.graph) else moved
+
+
+def _same_literals(a: fx.Graph, b: fx.Graph) -> bool:
+    """Whether two captures run the same ops with the same Python constants."""
+    na = [n for n in a.nodes if n.op == "call_function"]
+    nb = [n for n in b.nodes if n.op == "call_function"]
+    if [n.target for n in na] != [n.target for n in nb]:
+        return False
+    return all(list(_literals((x.args, x.kwargs))) == list(_literals((y.args, y.kwargs)))
+               for x, y in zip(na, nb, strict=True))
+
+
+def _literals(a: Any) -> Iterator[Any]:
+    if isinstance(a, (list, tuple)):
+        for x in a:
+            yield from _literals(x)
+    elif isinstance(a, dict):
+        for k in sorted(a):
+            yield k
+            yield from _literals(a[k])
+    elif isinstance(a, (bool, int, float)):
+        yield a
+
+
+def holds(guard: Guard, inputs: list[Any]) -> bool:
+    """Whether ``inputs`` have the sizes ``guard`` was captured for."""
+    return all(isinstance(inputs[i], torch.Tensor) and inputs[i].dim() > d
+               and inputs[i].shape[d] == s for i, d, s in guard)
+
+
+def guard_source(guard: Guard) -> str:
+    """The emitted test of ``guard`` on a forward's ``args``."""
+    return " and ".join(f"args[{i}].shape[{d}] == {s}" for i, d, s in guard) or "True"
