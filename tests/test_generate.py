@@ -477,6 +477,40 @@ def test_whole_program_timed_in_the_judges_dtype(write):
     assert seen == [(torch.bfloat16, torch.bfloat16)] * 2
 
 
+
+def test_host_bound_program_loses_to_eager(write):
+    """Kernels that time faster than eager under the L2 flush but whose launches take longer
+    on the host than eager's whole forward lose: a model's loop runs at the slower pace."""
+    import types
+
+    from kernelcraft.choose import apply, choose_program
+    from kernelcraft.problem import load_module, load_problem
+
+    path = write("pw.py", POINTWISE)
+    problem = load_problem(path)
+    module = types.SimpleNamespace(ModelNew=load_module(path, "pw_copy").Model)
+    timed = iter([0.5, 1.0] * 3)  # the program's kernels: half of eager's time
+    host = {}
+
+    def timer(fn, sets):
+        return next(timed)
+
+    def host_time(fn, sets):
+        host[len(host)] = fn
+        return 3.0 if len(host) == 1 else 0.2  # the program's launches; eager's
+
+    choice = choose_program(problem, module, torch.device("cpu"), timer, rounds=2,
+                            host=host_time)
+    assert (choice.kernel_ms, choice.eager_ms, choice.host_ms) == (3.0, 1.0, 3.0)
+    assert not choice.kept
+    variant = types.SimpleNamespace(plan=types.SimpleNamespace(groups=[]), kernels={},
+                                    reference=None)
+    apply(variant, [choice])
+    assert "host-bound" in variant.reference
+    fast = choose_program(problem, module, torch.device("cpu"), lambda fn, sets: 1.0,
+                          rounds=1, host=lambda fn, sets: 0.1)
+    assert fast.kernel_ms == 1.0 and fast.kept  # host time under the timed time: no change
+
 MODULO_VAR_MEAN = """
 import torch, torch.nn as nn
 

@@ -34,6 +34,7 @@ class Choice:
     eager_ms: float
     kept: bool
     failure: str | None = None  # why the generated side could not be timed
+    host_ms: float | None = None  # the program's host time per forward, where measured
 
 
 def _failure(exc: Exception) -> str:
@@ -139,13 +140,17 @@ DISAGREE = 1.10
 
 def choose_program(problem: Problem, module: Any, device: torch.device,
                    timer: Callable[[Callable[..., Any], list[list[Any]]], float],
-                   rounds: int = PROGRAM_ROUNDS, precision: str = "fp32") -> Choice:
+                   rounds: int = PROGRAM_ROUNDS, precision: str = "fp32",
+                   host: Callable[[Callable[..., Any], list[list[Any]]], float] | None = None,
+                   ) -> Choice:
     """The emitted ``ModelNew`` against the problem's own ``Model``, whole.
 
     Per-group times compare a kernel with the group's decomposed ops; eager PyTorch may run
     the original op (``F.mish``, a cuDNN call) faster than those ops, so the program is also
     compared as a whole, on the judge's model and input sets, the two sides alternating. The
-    generated program must not lose beyond noise.
+    generated program must not lose beyond noise. With ``host`` (host time per call), each
+    side counts as the slower of its timed and its host time: a forward in a loop is
+    bound by the larger.
     """
     from kernelcraft.measure.worker import timed_model, timing_inputs
 
@@ -173,7 +178,13 @@ def choose_program(problem: Problem, module: Any, device: torch.device,
             one_round()
     # one round: itself; two that agree: the slower; three: the middle one
     new_ms, eager_ms = statistics.median_high(new_times), min(eager_times)
-    return Choice(PROGRAM, new_ms, eager_ms, kept=new_ms <= eager_ms * KEEP_MARGIN)
+    new_host = None
+    if host is not None:
+        with torch.no_grad():
+            new_host = host(new, inputs)
+            new_ms, eager_ms = max(new_ms, new_host), max(eager_ms, host(ref, inputs))
+    return Choice(PROGRAM, new_ms, eager_ms, kept=new_ms <= eager_ms * KEEP_MARGIN,
+                  host_ms=new_host)
 
 
 def apply(variant: Variant, choices: list[Choice]) -> None:
@@ -184,7 +195,9 @@ def apply(variant: Variant, choices: list[Choice]) -> None:
         if c.group == PROGRAM:
             variant.reference = ("the problem's own forward kept: " + (
                 f"the generated program failed on the device ({c.failure})" if c.failure
-                else f"generated program {c.kernel_ms:.4f} ms vs PyTorch {c.eager_ms:.4f} ms"))
+                else f"generated program {c.kernel_ms:.4f} ms vs PyTorch {c.eager_ms:.4f} ms"
+                + (" (host-bound: its launches take that long per forward)"
+                   if c.host_ms is not None and c.host_ms >= c.kernel_ms else "")))
             for g in variant.plan.groups:
                 if g.id in variant.kernels:
                     g.reason, g.kind = variant.reference, "extern"

@@ -330,7 +330,8 @@ def _dispatch(variants: list[Variant], forwards: list[str]) -> list[str]:
         mine = [(v, f) for v, f in zip(variants, forwards, strict=True) if v.key == key]
         if not mine[0][0].guard:
             f = mine[0][1]
-            table.append(f"    {key!r}: {'None' if f == 'Model.forward' else f},")
+            table.append(f"    {key!r}: None,  # the problem's own forward" if f == "Model.forward"
+                         else f"    {key!r}: {f},")
             continue
         lines += ["", "", f"def _kc_k{j}_dispatch(self, *args):",
                   "    # sizes these captures baked in (a constant the program computes from"

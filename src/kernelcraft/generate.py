@@ -525,8 +525,9 @@ def choose_paths(problem: Problem, main: Variant, module_path: Path,
     from kernelcraft.measure.verify import precision_mode
     from kernelcraft.problem import load_module
 
-    timer = opts.timer
+    timer, host = opts.timer, None
     if timer is None:
+        from kernelcraft.measure.timing import host_ms as host
         from kernelcraft.measure.timing import time_cuda
 
         # groups: a short budget each; the whole program: the judge's (time_cuda's default)
@@ -542,7 +543,7 @@ def choose_paths(problem: Problem, main: Variant, module_path: Path,
     with gpulock.shared(), precision_mode(opts.precision):
         if program:
             choices = [choose_program(problem, module, device, timer,
-                                      precision=opts.precision)]
+                                      precision=opts.precision, host=host)]
         else:
             choices = choose(main, problem, module, device, timer)
     apply(main, choices)

@@ -77,6 +77,30 @@ def time_cuda(
     return Timing(statistics.median(times), q[0], q[3], reps)
 
 
+def host_ms(fn: Callable[..., Any], input_sets: Sequence[Sequence[Any]], calls: int = 60
+            ) -> float:
+    """Median host time to enqueue one ``fn(*inputs)`` (no synchronisation inside it).
+
+    A loop of forwards costs max(host time, device time) per call, and the events of
+    ``time_cuda`` see the host time only where it exceeds the device work queued before it
+    (the L2 flush hides some): a program whose Python launches cost more than eager's whole
+    forward runs slower than eager in a model's loop, however fast its kernels.
+    """
+    with gpulock.shared():
+        for i in range(3):
+            fn(*input_sets[i % len(input_sets)])
+        torch.cuda.synchronize()
+        times = []
+        for i in range(calls):
+            t0 = time.perf_counter()
+            fn(*input_sets[i % len(input_sets)])
+            times.append((time.perf_counter() - t0) * 1e3)
+            if i % 10 == 9:  # a bounded queue: a full one would block inside the timed call
+                torch.cuda.synchronize()
+        torch.cuda.synchronize()
+    return statistics.median(times)
+
+
 def device_info() -> dict[str, Any]:
     """GPU name, clocks, driver and library versions for a record."""
     import platform
