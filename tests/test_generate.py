@@ -889,12 +889,12 @@ def test_whole_program_keeps_the_groups_that_save_most(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
 
 
-SQRT_SCALE = """
+LOG_SCALE = """
 import math, torch, torch.nn as nn
 
 class Model(nn.Module):
     def forward(self, x):
-        return torch.relu(x) / math.sqrt(x.shape[-1])
+        return torch.relu(x) / math.log(x.shape[-1])
 
 rows, cols = 256, 1024
 def get_inputs(): return [torch.randn(rows, cols)]
@@ -918,12 +918,12 @@ def get_init_inputs(): return []
 
 
 def test_baked_input_size_is_guarded(write, tmp_path):
-    """export turns math.sqrt(x.shape[-1]) into a constant: the module checks that size and
+    """export turns math.log(x.shape[-1]) into a constant: the module checks that size and
     runs the problem's forward at others, where the captured constant would be wrong."""
     from kernelcraft.generate import _interpreted
     from kernelcraft.problem import load_module
 
-    gen = generate(write("sqrt.py", SQRT_SCALE), _opts(tmp_path, judge=False))
+    gen = generate(write("log.py", LOG_SCALE), _opts(tmp_path, judge=False))
     small = gen.variants[1].guard[0][2]  # the reduced capture's size of dim 1
     assert [v.guard for v in gen.variants] == [((0, 1, 1024),), ((0, 1, small),)]
     assert "specialised" in (gen.module_path.parent / "report.md").read_text()
@@ -938,8 +938,18 @@ def test_baked_input_size_is_guarded(write, tmp_path):
         before = counter.count
         with counter.active():
             out = model(x)
-        torch.testing.assert_close(out, torch.relu(x) / math.sqrt(cols))
+        torch.testing.assert_close(out, torch.relu(x) / math.log(cols))
         assert (counter.count > before) == kernels
+
+
+def test_sqrt_of_a_size_stays_symbolic(write, tmp_path):
+    """math.sqrt(x.shape[-1]), the scale of hand-written attention, is captured as a
+    symbolic sqrt: no guard, and the judge's other-size trials run the kernels."""
+    src = LOG_SCALE.replace("math.log", "math.sqrt")
+    gen = generate(write("sqrt.py", src), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert all(not v.guard for v in gen.variants)
+    assert "_sym_sqrt" in gen.module_path.read_text()
 
 
 def test_constant_but_unused_size_is_not_guarded(write):

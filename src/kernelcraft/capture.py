@@ -290,7 +290,7 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         for x in inputs
     )
     try:
-        with _quiet_torch():
+        with _quiet_torch(), _symbolic_math():
             ep = export(model, tuple(inputs), dynamic_shapes=dyn)
     except Exception as exc:  # noqa: BLE001 - any export failure is reported the same way
         raise InputError(f"{name}: cannot capture the program: {_where(exc)}") from exc
@@ -351,6 +351,30 @@ def _quiet_torch():
             yield
     finally:
         logger.setLevel(old)
+
+
+@contextlib.contextmanager
+def _symbolic_math():
+    """``math.sqrt`` of a symbolic size stays symbolic while the program is exported.
+
+    export turns ``math.sqrt(x.shape[-1])`` (the scale of most hand-written attention) into
+    a constant and the size into a constant with it; ``torch.sym_sqrt`` keeps both
+    symbolic, so one capture serves every head size. Plain numbers go to math.sqrt.
+    """
+    import math
+
+    plain = math.sqrt
+
+    def sqrt(v: Any) -> Any:
+        if isinstance(v, (torch.SymInt, torch.SymFloat)):
+            return torch.sym_sqrt(v)
+        return plain(v)
+
+    math.sqrt = sqrt
+    try:
+        yield
+    finally:
+        math.sqrt = plain
 
 
 def _where(exc: BaseException) -> str:
