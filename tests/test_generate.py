@@ -962,3 +962,28 @@ def test_constant_but_unused_size_is_not_guarded(write):
     cap = capture_at(problem)
     assert constant_dims(cap)  # the capture did specialise a dim
     assert baked_dims(problem, cap) == ()
+
+
+POSITIONS_ONLY = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        t = x.shape[-1]
+        pos = torch.arange(t, device=x.device)
+        rel = (pos[None, :] - pos[:, None]).to(x.dtype)
+        return torch.softmax(x * 0.5, dim=-1), rel * 0.25
+
+rows, cols = 64, 96
+def get_inputs(): return [torch.randn(rows, cols)]
+def get_init_inputs(): return []
+"""
+
+
+def test_values_from_positions_alone_are_a_kernel(write, tmp_path):
+    """A relative-position matrix built from aranges reads no tensor: its kernel takes the
+    forward's device and computes every element from its position."""
+    gen = generate(write("rel.py", POSITIONS_ONLY), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert not [g for g in gen.plan.groups if g.kind == "extern"], gen.plan.groups
+    assert "dev=_kc_dev" in gen.module_path.read_text()

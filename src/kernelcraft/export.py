@@ -198,7 +198,8 @@ class _Emitter:
         return out
 
     def launch(self, g: Group, k: KernelSource) -> list[str]:
-        args = ", ".join(self.name(a) for a in k.inputs)
+        args = ", ".join([self.name(a) for a in k.inputs]
+                         + (["dev=_kc_dev"] if k.device_arg else []))
         outs = ", ".join(self.name(o) for o in k.outputs)
         return [f"        ({outs},) = {k.wrapper_name}({args})"]
 

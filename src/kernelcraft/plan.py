@@ -514,12 +514,14 @@ def _after_scan_flip(n: fx.Node, g: Group) -> bool:
 
 
 def inline_constant(n: Any) -> bool:
-    """A 0-d tensor of a literal (``scalar_tensor(0.0)``, as ``where(m, x, 0.0)`` and
-    ``masked_fill`` decompose): a kernel reading it computes it in place."""
+    """A tensor of one literal (``scalar_tensor(0.0)``, as ``where(m, x, 0.0)`` and
+    ``masked_fill`` decompose; ``torch.ones(t, t, dtype=bool)`` under a ``triu``): a kernel
+    reading it computes it in place. Its shape never matters there: a pointwise reader's
+    result already has the broadcast shape."""
     if not (isinstance(n, fx.Node) and n.op == "call_function"):
         return False
     name = op_name(n.target)
-    if name == "full" and n.args[0] in ([], ()) and len(n.args) == 2:  # a 0-d full
+    if name == "full" and len(n.args) == 2:
         value = n.args[1]
     elif name == "scalar_tensor":
         value = n.args[0]

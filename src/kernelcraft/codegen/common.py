@@ -51,6 +51,8 @@ class KernelSource:
     #: parameter name -> Triton attributes (``[["tt.divisibility", 16]]``), as the launcher
     #: specialises them; without them a cross-compile may spill where the launch does not
     attrs: dict[str, Any] = field(default_factory=dict)
+    #: the wrapper takes ``dev=`` (no tensor argument to take the device from)
+    device_arg: bool = False
 
     def build_spec(self) -> dict[str, Any]:
         spec = {"name": self.kernel_name, "signature": self.signature,

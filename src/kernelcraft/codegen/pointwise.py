@@ -87,8 +87,11 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     tensors = [a for a in g.inputs if is_tensor_node(a) and a in elementwise]
     velem = [t for t in positions if any(t in _elementwise_inputs(m) for m in regular)]
     scalars = [a for a in g.inputs if not is_tensor_node(a)]
-    if not tensors and not gathers and not pieces:
+    if not tensors and not gathers and not pieces and not velem:
         raise NotImplementedError("a pointwise group without tensor inputs")
+    # no tensor to take the device from (a mask computed from positions alone): the
+    # forward passes its own device
+    device_arg = not tensors and not sources and not pieces
     outs = g.outputs
     # index tensors: wrapper arguments (unless also elementwise operands), each viewed over
     # the domain at the dims its gather puts them (not right-aligned: gi views)
@@ -203,8 +206,9 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     args_in = in_names + ix_names + src_names + pc_args + sc_names
     # the launch plan (domain, grid, integer arguments, constexprs) from the arguments'
     # shapes, strides and scalars; the wrapper caches it per signature (``_kc_signature``)
-    w = [f"def {wname}_plan({', '.join(args_in)}):"]
-    w.append(f"    dev = {(in_names + src_names + pc_args)[0]}.device")
+    dev_src = "dev" if device_arg else f"{(in_names + src_names + pc_args)[0]}.device"
+    w = [f"def {wname}_plan({', '.join(args_in + (['dev'] if device_arg else []))}):"]
+    w.append(f"    dev = {dev_src}")
     sc_of = dict(zip(scalars, sc_names, strict=True))
     for k, t in enumerate(positions):  # stand-ins: the position values' shapes, no memory
         w.append(f"    vs{k} = {_stand_in(t, positions[t], sc_of)}")
@@ -280,12 +284,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
              "BLOCK=block, num_warps=warps)")
     ptrs = in_names + src_names + [gi_raw[x] for x in gi_views if x not in vgi] + pc_ptrs
     w += ["", "", f"{wname}_plans = {{}}", "", "",
-          f"def {wname}({', '.join(args_in)}):",
-          f"    dev = {(in_names + src_names + pc_args)[0]}.device",
-          f"    key = _kc_signature(({', '.join(args_in)},))",
+          f"def {wname}({', '.join(args_in + (['dev=None'] if device_arg else []))}):",
+          ("    dev = _kc_default_device() if dev is None else dev" if device_arg
+           else f"    dev = {dev_src}"),
+          f"    key = _kc_signature(({', '.join(args_in + (['dev'] if device_arg else []))},))",
           f"    plan = {wname}_plans.get(key)",
           "    if plan is None:",
-          f"        plan = {wname}_plans[key] = {wname}_plan({', '.join(args_in)})",
+          f"        plan = {wname}_plans[key] = {wname}_plan("
+          f"{', '.join(args_in + (['dev'] if device_arg else []))})",
           "    shape, grid, ints, kw = plan"]
     for nm, o in zip(out_names, outs, strict=True):
         w.append(f"    {nm} = torch.empty(shape, device=dev, dtype={val(o).dtype})")
@@ -309,7 +315,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                         tensors + index_only + sources + piece_args + scalars, list(outs), cfg,
                         signature=sig, constexprs={"NDIM": 2, "IDX64": False,
                                                    "FASTDIV": False, "BLOCK": cfg["BLOCK"]},
-                        num_warps=cfg["num_warps"])
+                        num_warps=cfg["num_warps"], device_arg=device_arg)
 
 
 def _arange_args(n: fx.Node) -> tuple[Any, Any, Any]:

@@ -92,6 +92,11 @@ class _KcTable(dict):
 _KC_TUNED = _KcTable()
 
 
+def _kc_default_device():
+    """Where a kernel with no tensor argument runs when its caller names no device."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
 def _kc_signature(args):
     """What a wrapper's launch plan depends on: each tensor argument's shape, strides,
     dtype and device, each scalar, and the tuned table's version. Equal signatures, equal
