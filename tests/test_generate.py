@@ -987,3 +987,59 @@ def test_values_from_positions_alone_are_a_kernel(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     assert not [g for g in gen.plan.groups if g.kind == "extern"], gen.plan.groups
     assert "dev=_kc_dev" in gen.module_path.read_text()
+
+
+POW_ROUND = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, y):
+        return (torch.pow(x.abs() + 0.5, y) + 100.0 ** (y * 0.25) + torch.pow(x.abs(), 2.7),
+                torch.pow(-x, torch.round(y * 3)), torch.round(x * 2.0))
+
+rows, cols = 64, 96
+def get_inputs(): return [torch.randn(rows, cols), torch.randn(rows, cols)]
+def get_init_inputs(): return []
+"""
+
+
+def test_pow_with_tensor_exponents_and_round(write, tmp_path):
+    """pow with a tensor (or scalar-base) exponent and round are kernels: negative bases
+    with odd, even and non-integer exponents as torch gives them, halves rounded to even."""
+    from kernelcraft.generate import _interpreted
+    from kernelcraft.problem import load_module
+
+    gen = generate(write("pow.py", POW_ROUND), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert not [g for g in gen.plan.groups if g.kind == "extern"]
+    with _interpreted(True):
+        module = load_module(gen.module_path, "generated")
+    x = torch.tensor([[0.25, 0.75, 1.25, -0.25, -0.75, -1.25, 1.2, 4194304.5, float("nan"),
+                       -2.0, -2.0, -2.0, 0.0, 0.0]])
+    y = torch.tensor([[0.0, 1.0, 2.0, -1.0, 0.5, 1 / 3, 3.0, 0.1, 1.0, 1.0, 2 / 3, 0.5, -1.0,
+                       -0.2]])
+    got, want = module.ModelNew()(x, y), module.Model()(x, y)
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w, equal_nan=True, rtol=1e-5, atol=0)
+
+
+ANY_ALL_FLIP = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        a = (x > 1.5).any(dim=-1, keepdim=True)
+        b = (x > -2.0).all(dim=1)
+        return torch.where(a, x.flip(-1), x) * 2.0, b, torch.any(x > 3.0), x.flip(0, 1) + 1.0
+
+rows, cols = 64, 96
+def get_inputs(): return [torch.randn(rows, cols)]
+def get_init_inputs(): return []
+"""
+
+
+def test_any_all_and_flip_are_kernels(write, tmp_path):
+    gen = generate(write("anyflip.py", ANY_ALL_FLIP), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert not [g for g in gen.plan.groups if g.kind == "extern"], [
+        g.reason for g in gen.plan.groups if g.kind == "extern"]

@@ -747,9 +747,12 @@ def _simple_pointwise(n: fx.Node) -> bool:
             return False
         return not (set(n.kwargs) - {"dtype", "layout", "device", "pin_memory",
                                      "memory_format"})
-    if name == "pow" and not isinstance(n.args[1], (int, float)):
+    if name == "pow" and value.dtype in (torch.int64, torch.int32, torch.bool) and (
+            isinstance(n.args[1], fx.Node) or n.args[1] not in (1, 2, 3)):
+        return False  # integer powers stay exact in PyTorch
+    if name == "pow" and isinstance(n.args[1], bool):
         return False
-    if name == "pow" and n.args[1] not in (0.5, 1, 2, 3, -1, -0.5):
+    if name == "round" and value.dtype not in (torch.float32, torch.float16, torch.bfloat16):
         return False
     if name == "div" and n.kwargs.get("rounding_mode") not in (None, "floor", "trunc"):
         return False

@@ -158,7 +158,10 @@ def lower_pointwise(n: fx.Node, env: dict[fx.Node, str]) -> str:
     elif name == "clamp":
         expr = fn(args[0], _opt(n.kwargs.get("min"), env), _opt(n.kwargs.get("max"), env))
     elif name == "pow":
-        expr = fn(args[0], n.args[1])
+        if tl_dtype(n) not in ("tl.float32", "tl.float16", "tl.bfloat16") and (
+                isinstance(n.args[1], fx.Node) or n.args[1] not in (1, 2, 3)):
+            raise NotImplementedError(f"pow in {tl_dtype(n)}")  # exact integer powers
+        expr = fn(args[0], args[1] if isinstance(n.args[1], fx.Node) else n.args[1])
     elif name in ("add", "sub", "rsub") and len(n.args) > 2:
         expr = fn(args[0], args[1], alpha=n.args[2])
     else:

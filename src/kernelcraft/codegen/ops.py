@@ -74,8 +74,10 @@ def _clamp(a: str, lo: Any = None, hi: Any = None, **_: Any) -> str:
 
 
 def _pow(a: str, exp: Any, **_: Any) -> str:
+    """``exp``: a Python number (small powers become products and roots), or the
+    expression of a tensor exponent."""
     if isinstance(exp, str):
-        raise NotImplementedError("pow with a tensor exponent")
+        return f"_kc_pow({_operand(a)}, {exp})"
     if exp == 2:
         return f"({a} * {a})"
     if exp == 3:
@@ -88,7 +90,18 @@ def _pow(a: str, exp: Any, **_: Any) -> str:
         return f"(1.0 / {a})"
     if exp == -0.5:
         return f"tl.rsqrt({a})"
+    if isinstance(exp, (int, float)) and not isinstance(exp, bool):
+        return f"_kc_pow({_operand(a)}, {_operand(literal(float(exp)))})"
     raise NotImplementedError(f"pow with exponent {exp}")
+
+
+def _operand(expr: str) -> str:
+    """A number literal as a 0-d fp32 tensor (the math helpers take tensors); else as is."""
+    try:
+        float(expr.replace("float(", "").replace(")", "").strip("'"))
+    except ValueError:
+        return expr
+    return f"tl.full([], {expr}, tl.float32)"
 
 
 def _maximum(a: str, b: str, **_: Any) -> str:
@@ -126,6 +139,7 @@ POINTWISE: dict[str, Callable[..., str]] = {
     "sigmoid": lambda a, **_: f"tl.sigmoid({a})",
     "relu": lambda a, **_: f"tl.where({a} > 0, {a}, 0.0)",
     "floor": lambda a, **_: f"tl.floor({a})",
+    "round": lambda a, **_: f"_kc_round_even({a})",
     "ceil": lambda a, **_: f"tl.ceil({a})",
     "sign": lambda a, **_: f"tl.where({a} > 0, 1.0, tl.where({a} < 0, -1.0, 0.0))",
     "clamp": _clamp,
@@ -203,9 +217,25 @@ def _kc_expm1_portable(x):
     return tl.where(x < -20.0, -1.0 + 0.0 * x, r)
 
 
+@triton.jit
+def _kc_pow_portable(a, b):
+    # torch.pow for floats from exp2/log2: |a| ** b, a negative base signed by an odd
+    # integer exponent (NaN for any other, as torch), pow(x, 0) == pow(1, y) == 1
+    r = tl.exp2(b * tl.log2(tl.abs(a)))
+    bi = tl.floor(b)
+    whole = bi == b
+    odd = whole & ((bi - 2.0 * tl.floor(bi * 0.5)) == 1.0)
+    neg = tl.where(a == 0, 1.0 / a < 0, a < 0)  # -0.0 too: pow(-0.0, -3) == -inf
+    r = tl.where(neg, tl.where(odd, -r, r), r)
+    r = tl.where(a < 0, tl.where(whole, r, float('nan')), r)
+    r = tl.where(b == 0, 1.0, r)
+    return tl.where(a == 1, 1.0, r)
+
+
 if _kc_interpreting():
     # Triton's interpreter has no libdevice: fp32-accurate forms built from exp and log.
     _kc_tanh, _kc_log1p, _kc_expm1 = _kc_tanh_portable, _kc_log1p_portable, _kc_expm1_portable
+    _kc_pow = _kc_pow_portable
 else:
     # The vendor math library (CUDA libdevice, ROCm ocml): accurate and fewer instructions
     # than the portable forms, whose divisions made long activation chains compute-bound.
@@ -222,6 +252,10 @@ else:
     @triton.jit
     def _kc_expm1(x):
         return _kc_libdevice.expm1(x)
+
+    @triton.jit
+    def _kc_pow(a, b):
+        return _kc_libdevice.pow(a, b)
 
 
 @triton.jit
@@ -252,6 +286,16 @@ def _kc_udiv(n, d, m, s):
     # the host (s is stored plus 16 so that no argument is ever the constant 1)
     q = tl.umulhi(n.to(tl.uint32, bitcast=True), m.to(tl.uint32, bitcast=True)) >> (s - 16)
     return tl.where(d == 1, n, q.to(tl.int32, bitcast=True))
+
+
+@triton.jit
+def _kc_round_even(x):
+    # torch.round: halves to the even neighbour; |x| >= 2**23 is already whole (x + 0.5
+    # would round there)
+    r = tl.floor(x + 0.5)
+    odd = r - 2.0 * tl.floor(r * 0.5)
+    r = tl.where(r - x == 0.5, tl.where(odd != 0.0, r - 1.0, r), r)
+    return tl.where(tl.abs(x) >= 8388608.0, x, r)
 
 
 @triton.jit
