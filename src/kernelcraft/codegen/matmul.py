@@ -305,7 +305,10 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         st += ["c.stride(0)", "c.stride(1)"]
     for v in views[2 + (bias is not None):]:
         st.append(f"*{v}.stride()")
-    w += [
+    # the launch config per sizes, device and tuned table: computed once, then looked up
+    # (the heuristic and the device query cost a launch-bound forward tens of microseconds)
+    cfg_fn = [
+        f"def {wname}_launch(A, dom, K, dev):",
         "    if dev.type == 'cpu':",
         "        backend, sms, smem = 'cpu', 1, 1 << 30",
         "    else:",
@@ -313,7 +316,8 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         "        props = torch.cuda.get_device_properties(dev)",
         "        sms = props.multi_processor_count",
         "        smem = getattr(props, 'shared_memory_per_block_optin', 0) or 49152",
-        f"    BM, BN, BK, GM, nw, ns = {cname}(M, N, K, {A}.element_size(), backend, sms, smem)",
+        "    M, N = dom[-2], dom[-1]",
+        f"    BM, BN, BK, GM, nw, ns = {cname}(M, N, K, A.element_size(), backend, sms, smem)",
         f"    t = _kc_tuned('{wname}', dev, dom + (K,))",
         "    amd = {}",
         "    if t is not None:",
@@ -322,14 +326,25 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         "        if backend == 'hip':",
         "            amd = {k: t[k] for k in ('waves_per_eu', 'matrix_instr_nonkdim', 'kpack')",
         "                   if k in t}",
+        "    kw = dict(BM=BM, BN=BN, BK=BK, GROUP_M=GM, num_warps=nw, num_stages=ns, **amd)",
+        ("    kw['PREC'] = _kc_dot_precision(A, _KC_DOT_PRECISION)" if fp32
+         else "    kw['UPCAST'] = backend == 'cpu'"),
+        "    return BM, BN, kw",
+        "",
+        "",
+        f"{wname}_launches = {{}}",
+        "",
+        "",
     ]
-    launch_kw = "BM=BM, BN=BN, BK=BK, GROUP_M=GM, "
-    if fp32:
-        w.append(f"    prec = _kc_dot_precision({A}, _KC_DOT_PRECISION)")
-        launch_kw += "PREC=prec, "
-    else:
-        launch_kw += "UPCAST=backend == 'cpu', "
-    launch_kw += "num_warps=nw, num_stages=ns, **amd"
+    w[1:1] = ["", *cfg_fn]
+    w += [
+        f"    key = (dom, K, {A}.dtype, dev, _KC_TUNED.version)",
+        f"    hit = {wname}_launches.get(key)",
+        "    if hit is None:",
+        f"        hit = {wname}_launches[key] = {wname}_launch({A}, dom, K, dev)",
+        "    BM, BN, kw = hit",
+    ]
+    launch_kw = "**kw"
     sizes = ", ".join([sc_name[x] for x in scalars] + ["M", "N", "K"])
     w.append("    tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)")
     if batched:
