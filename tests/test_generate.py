@@ -779,11 +779,11 @@ def test_positions_are_computed_in_the_kernel(write, tmp_path):
     gen = generate(write("positions.py", src), _opts(tmp_path))
     assert gen.judge.correct, gen.judge.detail
     forward = gen.module_path.read_text().split("def _kc_v0_forward", 1)[1].split("\n\n")[0]
-    assert forward.count("aten.arange") == 1  # only `steps`: no tensor input (an extern)
+    assert forward.count("aten.arange") == 0  # `steps`, with no tensor input, too
     kernels = [g for g in gen.plan.groups if g.is_kernel]
-    assert sum(bool(g.positions) for g in kernels) == 4
+    assert sum(bool(g.positions) for g in kernels) == 5
     assert all(g.kind == "pointwise" for g in kernels)
-    assert len(kernels) == 5  # the mask, the embedding, the masked sum, nearest, bilinear
+    assert len(kernels) == 6  # steps, the mask, the embedding, the masked sum, 2 upsamplings
 
 
 def test_position_chains_stop_at_other_values(write):

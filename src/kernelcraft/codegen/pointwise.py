@@ -65,7 +65,10 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     except (TypeError, ValueError, AttributeError):
         pass
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
-    R = MAX_RANK
+    # sizes and strides for as many dims as the domain has, not MAX_RANK: Triton's launcher
+    # specialises every argument on every call (~0.5 us each on the H200's host), and a
+    # three-operand 2-D kernel passed 37 integers where 13 do
+    R = max(1, min(MAX_RANK, max([len(g.domain)] + [val(o).dim() for o in g.outputs])))
     members = set(g.nodes)
     positions = g.positions  # value -> the nodes computing it from arange
     pos_nodes = {m for ch in positions.values() for m in ch}
@@ -268,7 +271,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("        numel *= s")
     w.append(f"    if numel == 0:\n        return {domain_arg}, None, None, None")
     w.append(f"    sizes, strides, ndim = _kc_coalesce(list({domain_arg}), "
-             "[list(v.stride()) for v in views])")
+             f"[list(v.stride()) for v in views], {R})")
     w.append(f"    block = {cfg['BLOCK_CPU']} if dev.type == 'cpu' else {cfg['BLOCK']}")
     w.append(f"    warps = {cfg['num_warps']}")
     w.append(f"    t = _kc_tuned('{wname}', dev, (numel,))")
