@@ -1043,3 +1043,27 @@ def test_any_all_and_flip_are_kernels(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     assert not [g for g in gen.plan.groups if g.kind == "extern"], [
         g.reason for g in gen.plan.groups if g.kind == "extern"]
+
+
+PAIRWISE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, y):
+        xx = (x * x).sum(-1, keepdim=True)
+        yy = (y * y).sum(-1)[None, :]
+        return torch.exp(-(xx + yy - 2.0 * (x @ y.t())).clamp_min(0.0) / 8.0)
+
+n, m, d = 96, 80, 48
+def get_inputs(): return [torch.randn(n, d), torch.randn(m, d)]
+def get_init_inputs(): return []
+"""
+
+
+def test_broadcast_sum_joins_the_matmul_epilogue(write, tmp_path):
+    """|x|^2 + |y|^2 reads no matmul output, but the op after it does: the matmul's epilogue
+    computes both, so the product's tile is never stored."""
+    gen = generate(write("pairwise.py", PAIRWISE), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    kinds = sorted(g.kind for g in gen.plan.groups if g.is_kernel)
+    assert kinds == ["matmul", "reduction", "reduction"], kinds

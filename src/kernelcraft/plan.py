@@ -839,6 +839,10 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
             found.append(g)
     if not found:
         return []
+    # A matmul first: a pointwise group on its domain that only reads other inputs (the
+    # |x|^2 + |y|^2 of pairwise distances, from two broadcast vectors) joins its epilogue,
+    # where the opposite order would leave the product's tile stored and read back.
+    found.sort(key=lambda g: g.kind != "matmul")
     # The fused kernel is the first home; others merge in when they are pointwise groups of
     # the same domain that neither depends on the other (no path through a third group).
     home = found[0]
@@ -846,7 +850,8 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
     for g in found[1:]:
         if (g.kind == "pointwise" and g.domain == home.domain
                 and all(g.id not in m.deps and m.id not in g.deps for m in merged)
-                and _gather_safe([*merged, g])):
+                and _gather_safe([*merged, g])
+                and (home.kind == "pointwise" or not (g.positions or _has_gather(g)))):
             merged.append(g)
     for a in n.all_input_nodes:
         h = group_of.get(a)
