@@ -373,7 +373,20 @@ def _softmax(p: fx.Node, pat: set[fx.Node]) -> tuple[fx.Node, bool]:
 
 
 def _guard_nodes(cond: fx.Node, x: fx.Node, rank: int) -> list[fx.Node] | None:
-    """SDPA's guard ``logical_not(any(logical_not(x == -inf), -1, keepdim))``'s nodes."""
+    """SDPA's guard ``all(x == -inf, -1, keepdim)``'s nodes: as core ATen writes it,
+    ``logical_not(any(logical_not(.)))``, or as kernelcraft decomposes ``all``,
+    ``amin((. != 0).float(), -1, keepdim) > 0``."""
+    if _op(cond) == "gt" and _const(cond.args[1]) == 0:
+        mn = cond.args[0]
+        if not (_op(mn) == "amin" and len(mn.args) > 2 and mn.args[2]
+                and _last_dim(mn.args[1], rank)):
+            return None
+        cast = mn.args[0]
+        ne = cast.args[0] if _op(cast) == "_to_copy" else None
+        eq = ne.args[0] if _op(ne) == "ne" and _const(ne.args[1]) == 0 else None
+        if _op(eq) != "eq" or eq.args[0] is not x or _const(eq.args[1]) != -math.inf:
+            return None
+        return [cond, mn, cast, ne, eq]
     n1 = cond
     n2 = n1.args[0] if _op(n1) == "logical_not" else None
     if _op(n2) != "any" or not (len(n2.args) > 2 and n2.args[2]) \
