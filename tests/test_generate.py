@@ -1067,3 +1067,25 @@ def test_broadcast_sum_joins_the_matmul_epilogue(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     kinds = sorted(g.kind for g in gen.plan.groups if g.is_kernel)
     assert kinds == ["matmul", "reduction", "reduction"], kinds
+
+
+NORMALIZE = """
+import torch, torch.nn as nn, torch.nn.functional as F
+
+class Model(nn.Module):
+    def forward(self, x):
+        return F.normalize(x, dim=-1) * 3.0
+
+rows, cols = 64, 96
+def get_inputs(): return [torch.randn(rows, cols)]
+def get_init_inputs(): return []
+"""
+
+
+def test_divide_by_an_expanded_norm_joins_the_norm(write, tmp_path):
+    """F.normalize divides by norm.expand_as(x): read through the expand, the divide is the
+    norm kernel's second pass, not a kernel of its own."""
+    gen = generate(write("normalize.py", NORMALIZE), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    kernels = [g for g in gen.plan.groups if g.is_kernel]
+    assert [g.kind for g in kernels] == ["reduction"], gen.plan.groups

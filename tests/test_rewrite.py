@@ -166,3 +166,28 @@ def test_pointwise_ops_after_a_linear_become_its_epilogue() -> None:
     (mm,) = [g for g in plan.groups if g.kind == "matmul" and len(g.nodes) > 1]
     assert {"erf", "add"} <= {op_name(m.target) for m in mm.nodes}  # gelu and residual
     assert any(g.kind == "pointwise" and g.describe() == "mul" for g in plan.groups)
+
+
+class _Expands(nn.Module):
+    """A divide by an expanded row norm (F.normalize), and a clone of an expand alone (the
+    repeat of grouped-query attention's K/V), which must keep its expand."""
+
+    def forward(self, x, kv):
+        n = x.norm(dim=-1, keepdim=True).expand_as(x)
+        rep = kv[:, None].expand(kv.shape[0], 3, kv.shape[1]).clone()
+        return x / n, rep
+
+
+def test_pointwise_readers_broadcast_an_expand_themselves() -> None:
+    from kernelcraft.rewrite import drop_expands
+
+    x, kv = torch.randn(8, 24), torch.randn(5, 7)
+    c = capture(_Expands(), [x, kv])
+    assert drop_expands(c.gm) == 1  # the divide; the clone keeps its expand
+    div = next(n for n in c.gm.graph.nodes if op_name(n.target) == "div")
+    assert all(op_name(a.target) != "expand" for a in div.all_input_nodes)
+    clone = next(n for n in c.gm.graph.nodes if op_name(n.target) == "clone")
+    assert op_name(clone.args[0].target) == "expand"
+    out, rep = c.gm(x, kv)
+    torch.testing.assert_close(out, x / x.norm(dim=-1, keepdim=True))
+    torch.testing.assert_close(rep, kv[:, None].expand(5, 3, 7))

@@ -67,6 +67,9 @@ class FusionOptions:
     #: pointwise ops after a Linear on a 3-D input moved before its view back
     #: (``rewrite.sink_views``): they become the matmul's epilogue
     sink_views: bool = True
+    #: pointwise ops read an ``expand``'s input, broadcasting it themselves
+    #: (``rewrite.drop_expands``): they can join the kernel that produces it
+    drop_expands: bool = True
     #: values computed from ``arange`` alone (upsampling's source rows, position ids, masks
     #: from lengths) computed inside the pointwise kernel that reads them: no launch, no
     #: buffer, no index load
@@ -282,15 +285,20 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import eliminate_common
 
         eliminate_common(gm)
-    if opts.sink_views:
-        from kernelcraft.rewrite import sink_views
-
+    if opts.sink_views or opts.drop_expands:
         keep: set[fx.Node] = set()  # what the attention template will claim stays as it is
         if opts.attention_template:
             from kernelcraft.attention_pattern import find_attention
 
             keep = {n for m in find_attention(gm.graph, opts.extern_ops)[0] for n in m.nodes}
-        sink_views(gm, keep)
+        if opts.sink_views:
+            from kernelcraft.rewrite import sink_views
+
+            sink_views(gm, keep)
+        if opts.drop_expands:
+            from kernelcraft.rewrite import drop_expands
+
+            drop_expands(gm, keep)
     if opts.sink_gathers:
         from kernelcraft.rewrite import sink_gathers
 

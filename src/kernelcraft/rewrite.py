@@ -18,6 +18,11 @@ view only splits the matmul's leading dim (a Linear on a [B, S, K] input compute
 dims or has the full shape in memory order (viewed alike): the activation, scale or
 residual after a Linear becomes the matmul's epilogue instead of a second pass.
 
+``drop_expands``: ``f(expand(t), b)`` with ``f`` pointwise reads ``t`` itself where ``f``'s
+result keeps its shape: broadcasting gives the same values, and the planner sees the
+producer of ``t`` (``F.normalize`` divides by ``norm.expand_as(x)``: the divide joins the
+norm's kernel instead of a second pass over ``x``).
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -88,6 +93,35 @@ def eliminate_common(gm: fx.GraphModule) -> int:
     if removed:
         gm.recompile()
     return removed
+
+
+def drop_expands(gm: fx.GraphModule, keep: set[fx.Node] | None = None) -> int:
+    """Pointwise readers of an ``expand`` read its input (see above); the number of reads
+    rewired. Nodes in ``keep`` (claimed by a template's pattern) are left alone."""
+    keep = keep or set()
+    made = 0
+    for n in list(gm.graph.nodes):
+        if (n.op != "call_function" or op_name(n.target) != "expand" or n in keep
+                or not is_tensor_node(n.args[0])):
+            continue
+        for u in list(n.users):
+            if (u.op != "call_function" or not is_pointwise(u.target) or u in keep
+                    or not isinstance(val(u), torch.Tensor)
+                    or shape_key(val(u).shape) != shape_key(val(n).shape)):
+                continue
+            # another operand has the full shape: broadcasting alone gives it back (a
+            # clone of the expand alone would shrink to its input's shape)
+            if not any(a is not n and is_tensor_node(a)
+                       and shape_key(val(a).shape) == shape_key(val(u).shape)
+                       for a in u.all_input_nodes):
+                continue
+            u.replace_input_with(n, n.args[0])
+            made += 1
+        if not n.users:
+            gm.graph.erase_node(n)
+    if made:
+        gm.recompile()
+    return made
 
 
 def split_constants(gm: fx.GraphModule) -> int:
