@@ -1023,14 +1023,14 @@ def test_pow_with_tensor_exponents_and_round(write, tmp_path):
         torch.testing.assert_close(g, w, equal_nan=True, rtol=1e-5, atol=0)
 
 
-ANY_ALL_FLIP = """
+ANY_ALL = """
 import torch, torch.nn as nn
 
 class Model(nn.Module):
     def forward(self, x):
         a = (x > 1.5).any(dim=-1, keepdim=True)
         b = (x > -2.0).all(dim=1)
-        return torch.where(a, x.flip(-1), x) * 2.0, b, torch.any(x > 3.0), x.flip(0, 1) + 1.0
+        return torch.where(a, x, -x) * 2.0, b, torch.any(x > 3.0), (x < 0).all()
 
 rows, cols = 64, 96
 def get_inputs(): return [torch.randn(rows, cols)]
@@ -1038,8 +1038,8 @@ def get_init_inputs(): return []
 """
 
 
-def test_any_all_and_flip_are_kernels(write, tmp_path):
-    gen = generate(write("anyflip.py", ANY_ALL_FLIP), _opts(tmp_path))
+def test_any_all_are_kernels(write, tmp_path):
+    gen = generate(write("anyall.py", ANY_ALL), _opts(tmp_path))
     assert gen.judge.correct, gen.judge.detail
     assert not [g for g in gen.plan.groups if g.kind == "extern"], [
         g.reason for g in gen.plan.groups if g.kind == "extern"]

@@ -219,16 +219,6 @@ def _all(x, dim=None, keepdim=False):
     return torch.amin((x != 0).to(torch.float32), dims, keepdim=keepdim) > 0
 
 
-def _flip(x, dims):
-    # one reversed-arange gather per dim: the pointwise template computes the index from the
-    # element's position
-    for d in dims:
-        d = d % max(x.dim(), 1)
-        n = x.shape[d]
-        x = aten.index.Tensor(x, [None] * d + [torch.arange(n - 1, -1, -1, device=x.device)])
-    return x
-
-
 def _index_select(x, dim, index):
     # the gather the pointwise template loads (an embedding of 1-D ids decomposes to this)
     idx = [None] * (dim % max(x.dim(), 1)) + [index.reshape(-1)]
@@ -291,7 +281,6 @@ def decomposition_table() -> dict[Any, Any]:
         aten.all.default: _all,
         aten.all.dim: _all,
         aten.all.dims: _all,
-        aten.flip.default: _flip,
         aten._native_batch_norm_legit.no_stats: _batch_norm_no_stats,
         aten.scaled_dot_product_attention.default: _sdpa,
     }
