@@ -210,7 +210,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     # the launch plan (domain, grid, integer arguments, constexprs) from the arguments'
     # shapes, strides and scalars; the wrapper caches it per signature (``_kc_signature``)
     dev_src = "dev" if device_arg else f"{(in_names + src_names + pc_args)[0]}.device"
-    w = [f"def {wname}_plan({', '.join(args_in + (['dev'] if device_arg else []))}):"]
+    plan_args = ", ".join(args_in + (["dev"] if device_arg else []))
+    w = [f"def {wname}_plan({plan_args}):"]
     w.append(f"    dev = {dev_src}")
     sc_of = dict(zip(scalars, sc_names, strict=True))
     for k, t in enumerate(positions):  # stand-ins: the position values' shapes, no memory
@@ -290,11 +291,10 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
           f"def {wname}({', '.join(args_in + (['dev=None'] if device_arg else []))}):",
           ("    dev = _kc_default_device() if dev is None else dev" if device_arg
            else f"    dev = {dev_src}"),
-          f"    key = _kc_signature(({', '.join(args_in + (['dev'] if device_arg else []))},))",
+          f"    key = _kc_signature(({plan_args},))",
           f"    plan = {wname}_plans.get(key)",
           "    if plan is None:",
-          f"        plan = {wname}_plans[key] = {wname}_plan("
-          f"{', '.join(args_in + (['dev'] if device_arg else []))})",
+          f"        plan = {wname}_plans[key] = {wname}_plan({plan_args})",
           "    shape, grid, ints, kw = plan"]
     for nm, o in zip(out_names, outs, strict=True):
         w.append(f"    {nm} = torch.empty(shape, device=dev, dtype={val(o).dtype})")
