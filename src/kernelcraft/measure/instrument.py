@@ -90,13 +90,21 @@ def poison_device_cache(device: torch.device, nbytes: int = 1 << 30) -> None:
 
 
 class LaunchCounter:
-    """Counts Triton kernel launches (compiled or interpreted) while active."""
+    """Counts Triton kernel launches (compiled or interpreted) while active.
+
+    Two entry points launch a Triton kernel: ``JITFunction.run`` (``kernel[grid](...)``,
+    which binds and specialises the arguments, compiles on a miss, then launches) and the
+    launcher of an already compiled kernel (``CompiledKernel.run``), which a caller holding
+    the compiled kernel may call directly to skip the per-call binding. Both are counted; a
+    launch through the first is counted once, not again by the launcher it calls.
+    """
 
     def __init__(self) -> None:
         self.count = 0
         self.clock = 0
         #: storage -> clock of the last launch that was handed that memory
         self.last_launch: dict[tuple[str, int], int] = {}
+        self._depth = 0  # > 0 inside a counted JITFunction.run
 
     def tick(self) -> int:
         self.clock += 1
@@ -112,27 +120,60 @@ class LaunchCounter:
             original = cls.run
             patched.append((cls, original))
             cls.run = self._wrap(original)
+        compiled = _compiled_kernel_class()
+        if compiled is not None:
+            prop = compiled.__dict__["run"]
+            patched.append((compiled, prop))
+            compiled.run = property(self._wrap_launcher(prop.fget))
         try:
             yield self
         finally:
             for cls, original in reversed(patched):
                 cls.run = original
 
+    def _record(self, grid: Any, args: Any) -> None:
+        if _empty_grid(grid):
+            return
+        self.count += 1
+        tick = self.tick()
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                self.last_launch[storage_key(a)] = tick
+
     def _wrap(self, original: Any) -> Any:
         counter = self
 
         @functools.wraps(original)
         def run(fn_self: Any, *args: Any, **kwargs: Any) -> Any:
-            result = original(fn_self, *args, **kwargs)
-            if not kwargs.get("warmup", False) and not _empty_grid(kwargs.get("grid")):
-                counter.count += 1
-                tick = counter.tick()
-                for a in (*args, *kwargs.values()):
-                    if isinstance(a, torch.Tensor):
-                        counter.last_launch[storage_key(a)] = tick
+            counter._depth += 1
+            try:
+                result = original(fn_self, *args, **kwargs)
+            finally:
+                counter._depth -= 1
+            if not kwargs.get("warmup", False):
+                counter._record(kwargs.get("grid"), (*args, *kwargs.values()))
             return result
 
         return run
+
+    def _wrap_launcher(self, fget: Any) -> Any:
+        """``CompiledKernel.run`` is a property returning the launcher, called as
+        ``launcher(grid_x, grid_y, grid_z, stream, function, metadata, launch_metadata,
+        enter_hook, exit_hook, *kernel_args)``."""
+        counter = self
+
+        def get(kernel_self: Any) -> Any:
+            launcher = fget(kernel_self)
+
+            def launch(*args: Any) -> Any:
+                result = launcher(*args)
+                if counter._depth == 0:
+                    counter._record(tuple(args[:3]), args[9:])
+                return result
+
+            return launch
+
+        return get
 
 
 def _empty_grid(grid: Any) -> bool:
@@ -155,6 +196,14 @@ def _tensors_in(value: Any) -> list[torch.Tensor]:
 def storage_key(t: torch.Tensor) -> tuple[str, int]:
     """Identifies the memory behind a tensor (views of one buffer share it)."""
     return str(t.device), t.untyped_storage().data_ptr()
+
+
+def _compiled_kernel_class() -> type | None:
+    try:
+        from triton.compiler.compiler import CompiledKernel
+    except ImportError:  # pragma: no cover - triton is a dependency
+        return None
+    return CompiledKernel if isinstance(CompiledKernel.__dict__.get("run"), property) else None
 
 
 def _launch_classes() -> list[type]:
