@@ -1089,3 +1089,36 @@ def test_divide_by_an_expanded_norm_joins_the_norm(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     kernels = [g for g in gen.plan.groups if g.is_kernel]
     assert [g.kind for g in kernels] == ["reduction"], gen.plan.groups
+
+
+ROW_SIBLINGS = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        hi = x.clamp(min=0.0).amax(dim=-1, keepdim=True)     # two reductions of one row
+        lo = (x * 0.5).amin(dim=-1, keepdim=True)            # through different chains
+        spike = (x.abs() > 2.0).any(dim=-1, keepdim=True)
+        return torch.where(spike, (x - lo) / (hi - lo + 1.0), x)
+
+rows, cols = 64, 300
+def get_inputs(): return [torch.randn(rows, cols)]
+def get_init_inputs(): return []
+"""
+
+
+def test_reductions_of_one_row_through_different_chains_share_a_kernel(write, tmp_path):
+    """amax of relu(x), amin of x / 2 and any(|x| > 2) over the same rows: one kernel reads
+    the rows once and the where that combines them joins it; correct through the judge."""
+    gen = generate(write("siblings.py", ROW_SIBLINGS), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert len(gen.kernels) == 1
+    cap = capture(*_model_and_inputs(ROW_SIBLINGS))
+    apart = build_plan(cap.gm, FusionOptions(merge_row_siblings=False))
+    assert len(apart.kernels) == 3  # the option off: one kernel per reduction
+
+
+def _model_and_inputs(src: str):
+    ns: dict = {}
+    exec(src, ns)
+    return ns["Model"](), ns["get_inputs"]()

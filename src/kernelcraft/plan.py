@@ -74,6 +74,10 @@ class FusionOptions:
     #: from lengths) computed inside the pointwise kernel that reads them: no launch, no
     #: buffer, no index load
     compute_positions: bool = True
+    #: reductions over the same rows of one tensor through different pointwise chains
+    #: (``any(|x| > t)`` and ``all(x > -t)``; a min and a max for a quantisation range) in
+    #: one kernel: the rows are read once, and what combines both results joins it
+    merge_row_siblings: bool = True
 
 
 @dataclass
@@ -403,6 +407,8 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             ):
                 g.kind, g.rdims = "reduction", rdims
                 join(g, n)
+                if opts.merge_row_siblings:
+                    _merge_row_sibling(g, groups, group_of)
             else:
                 sibling = _sibling_reduction(n, src, domain, rdims, groups, group_of, opts)
                 if sibling is not None:  # reads the same input: one pass over it
@@ -882,7 +888,7 @@ def _merge(into: Group, other: Group, groups: list[Group],
     other.kind = "merged"
     for g in groups:
         if other.id in g.deps:
-            g.deps.add(into.id)
+            g.deps |= {into.id} | into.deps
 
 
 def _sibling_reduction(n: fx.Node, src: fx.Node, domain: tuple[str, ...],
@@ -897,6 +903,26 @@ def _sibling_reduction(n: fx.Node, src: fx.Node, domain: tuple[str, ...],
         if any(src in m.all_input_nodes for m in g.nodes) and _acyclic(n, g, group_of, groups):
             return g
     return None
+
+
+def _merge_row_sibling(g: Group, groups: list[Group], group_of: dict[fx.Node, Group]) -> None:
+    """Merge ``g`` (a reduction group just formed from a pointwise chain) into an earlier
+    reduction group over the same domain and dims that reads one of the same full-domain
+    tensors, when neither depends on the other: one pass over the shared rows."""
+    def full_reads(h: Group) -> set[fx.Node]:
+        return {a for m in h.nodes for a in m.all_input_nodes
+                if group_of.get(a) is not h and is_tensor_node(a)
+                and shape_key(val(a).shape) == h.domain}
+
+    mine = full_reads(g)
+    for r in reversed(groups):
+        if (r is g or r.kind != "reduction" or r.domain != g.domain or r.rdims != g.rdims
+                or r.id in g.deps or g.id in r.deps or _has_gather(r) or _has_gather(g)
+                or r.positions or g.positions):
+            continue
+        if mine & full_reads(r):
+            _merge(r, g, groups, group_of)
+            return
 
 
 def _reduced_context_ok(n: fx.Node, g: Group, shape: tuple[str, ...]) -> bool:
