@@ -294,13 +294,12 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
           f"    key = _kc_signature(({plan_args},))",
           f"    plan = {wname}_plans.get(key)",
           "    if plan is None:",
-          f"        plan = {wname}_plans[key] = _kc_with_launch({wname}_plan({plan_args}), "
-          f"{kname})",
-          "    shape, grid, ints, kw, launch = plan"]
+          f"        plan = {wname}_plans[key] = {wname}_plan({plan_args})",
+          "    shape, grid, ints, kw = plan"]
     for nm, o in zip(out_names, outs, strict=True):
         w.append(f"    {nm} = torch.empty(shape, device=dev, dtype={val(o).dtype})")
     launch = ", ".join(ptrs + out_names + sc_names)
-    w.append(f"    if grid is not None:\n        launch(grid, ({launch}, *ints), kw)")
+    w.append(f"    if grid is not None:\n        {kname}[grid]({launch}, *ints, **kw)")
     w.append(f"    return ({', '.join(out_names)},)")
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})

@@ -736,17 +736,17 @@ class _Gen:
               f"    key = _kc_signature(({args},))",
               f"    plan = {self.wname}_plans.get(key, False)",
               "    if plan is False:",
-              f"        plan = {self.wname}_plans[key] = _kc_with_launch("
-              f"{self.wname}_plan({args}), {self.kname})",
+              f"        plan = {self.wname}_plans[key] = {self.wname}_plan({args})",
               "    if plan is None:",
               f"        return {self.wname}_whole({args})",
-              "    shapes, grid, ints, kw, launch = plan",
+              "    shapes, grid, ints, kw = plan",
               f"    dev = {first}.device"]
         for i, o in enumerate(self.outs):
             w.append(f"    {out_name[o]} = torch.empty(shapes[{i}], device=dev, "
                      f"dtype={val(o).dtype})")
         ret = f"({', '.join(out_name[o] for o in self.outs)},)"
-        w.append(f"    if grid is not None:\n        launch(grid, ({', '.join(kargs)}, *ints), kw)")
+        w.append(f"    if grid is not None:\n        {self.kname}[grid]({', '.join(kargs)}, "
+                 "*ints, **kw)")
         w.append(f"    return {ret}")
         w += ["", "", f"def {self.wname}_whole({args}):", *self._preamble("dev")]
         for o in self.outs:

@@ -6,7 +6,6 @@ Kept free of kernelcraft imports so that the generated module needs only torch a
 import math
 
 import torch
-import triton
 
 _KC_MAX_RANK = 6
 
@@ -109,68 +108,6 @@ def _kc_signature(args):
         else:
             key.append(a)
     return tuple(key)
-
-
-class _KcLaunch:
-    """One cached launch plan's kernel launch.
-
-    The first call goes through ``kernel[grid](...)``: Triton binds and specialises the
-    arguments, compiles on a miss, launches, and returns the compiled kernel. Later calls
-    of the same plan (same shapes, strides, dtypes and scalars, so the same specialisation)
-    with pointers of the same 16-byte alignment, on the same device, with no launch hooks
-    set, call that kernel's launcher directly: Triton's per-call binding costs 20-50 us of
-    host time per launch, more than many kernels run. Anything else takes the first path.
-    """
-
-    __slots__ = ("fn", "kernel", "grid", "g3", "ptrs", "align", "tail", "device")
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.kernel = None
-
-    def __call__(self, grid, args, kw):
-        k = self.kernel
-        if (k is not None and grid == self.grid and _kc_no_hooks()
-                and tuple(args[i].data_ptr() % 16 == 0 for i in self.ptrs) == self.align
-                and torch.cuda.current_device() == self.device):
-            g = self.g3
-            k.run(g[0], g[1], g[2], _kc_stream(self.device), k.function, k.packed_metadata,
-                  None, None, None, *args, *self.tail)
-            return
-        k = self.fn[grid](*args, **kw)
-        if self.kernel is None:
-            self._keep(k, grid, args, kw)
-
-    def _keep(self, k, grid, args, kw):
-        if not (hasattr(k, "packed_metadata") and hasattr(k, "function")):
-            return  # the interpreter, or a stand-in launcher
-        ptrs = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
-        if not ptrs or any(args[i].device.type != "cuda" for i in ptrs) or len(grid) > 3:
-            return
-        names = list(self.fn.arg_names)[len(args):]
-        if any(n not in kw for n in names):
-            return  # a parameter left to its default: let Triton bind it
-        self.ptrs = ptrs
-        self.align = tuple(args[i].data_ptr() % 16 == 0 for i in ptrs)
-        self.tail = tuple(kw[n] for n in names)
-        self.device = torch.cuda.current_device()
-        self.grid, self.g3 = grid, (*grid, 1, 1)[:3]
-        self.kernel = k
-
-
-def _kc_no_hooks():
-    """No profiler or debugger hooks Triton's launches (they expect its own launch path)."""
-    rt = triton.knobs.runtime
-    return rt.launch_enter_hook is None and rt.launch_exit_hook is None
-
-
-def _kc_stream(device):
-    return torch._C._cuda_getCurrentRawStream(device)
-
-
-def _kc_with_launch(plan, fn):
-    """A launch plan (or None) with the launcher of its kernel appended."""
-    return None if plan is None else (*plan, _KcLaunch(fn))
 
 
 _KC_ARCH = {}
