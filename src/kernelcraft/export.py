@@ -212,12 +212,24 @@ class _Emitter:
         spec = self.cap.out_spec
         if spec is not None and spec.is_leaf() and len(user) == 1:
             lines.append(f"        return {self.arg(user[0])}")
+        elif spec is not None and _flat_sequence(spec):  # return a, b: no pytree per call
+            items = "".join(self.arg(v) + ", " for v in user)
+            lines.append(f"        return ({items})" if spec.type is tuple
+                         else f"        return [{items}]")
         else:
             spec_text = torch.utils._pytree.treespec_dumps(spec)
             items = ", ".join(self.arg(v) for v in user)
             lines.append(f"        return torch.utils._pytree.tree_unflatten([{items}], "
-                         f"torch.utils._pytree.treespec_loads({spec_text!r}))")
+                         f"_kc_treespec({spec_text!r}))")
         return lines
+
+
+def _flat_sequence(spec: Any) -> bool:
+    """A plain tuple or list of leaves (``return a, b``)."""
+    if spec.type not in (tuple, list):
+        return False
+    children = spec.children() if hasattr(spec, "children") else spec.children_specs
+    return all(c.is_leaf() for c in children)
 
 
 @dataclass

@@ -257,9 +257,9 @@ def _row_len(a: fx.Node, rdims: tuple[int, ...]) -> int:
 
 
 def _decompose(idx: str, prefix: str, sizes: str, ndim: str, rem: str,
-               indent: str) -> list[str]:
-    """Linear index -> per-dim indices (innermost last); the outermost dim needs no modulo."""
-    r = MAX_RANK
+               indent: str, r: int = MAX_RANK) -> list[str]:
+    """Linear index -> per-dim indices (innermost last) over at most ``r`` dims; the
+    outermost dim needs no modulo."""
     lines = [f"{indent}{rem} = {idx}"]
     for d in reversed(range(r)):
         lines.append(f"{indent}if {ndim} > {r - 1 - d}:")
@@ -272,9 +272,9 @@ def _decompose(idx: str, prefix: str, sizes: str, ndim: str, rem: str,
 
 
 def _offsets(target: str, prefix: str, strides: str, ndim: str, base: str, indent: str,
-             cast: str) -> list[str]:
-    """``target = base + sum_d idx_d * stride_d`` over the dims that exist (int64 products)."""
-    r = MAX_RANK
+             cast: str, r: int = MAX_RANK) -> list[str]:
+    """``target = base + sum_d idx_d * stride_d`` over the dims that exist (int64 products)
+    of at most ``r``."""
     lines = [f"{indent}{target} = {base}"]
     for d in range(r):
         lines.append(f"{indent}if {ndim} > {r - 1 - d}:")
@@ -320,6 +320,11 @@ class _Gen:
         self.sc_name = {a: f"sc{i}" for i, a in enumerate(self.scalars)}
         self.outs = list(g.outputs)
         self.out_name = {o: f"out{j}" for j, o in enumerate(self.outs)}
+        # sizes and strides for as many kept and reduced dims as the domain has, not
+        # MAX_RANK each: Triton's launcher costs ~0.45 us per int argument on the H200's
+        # host, and a softmax over a 2-D input passed 38 integers where 8 do
+        self.kr = max(1, min(MAX_RANK, len(g.domain) - len(set(g.rdims))))
+        self.rr = max(1, min(MAX_RANK, len(set(g.rdims))))
         self._operands()
 
     # ------------------------------------------------------------------ operands
@@ -433,7 +438,6 @@ class _Gen:
 
     def _params(self, multi: bool = False) -> list[str]:
         """The main kernel's parameters; ``multi``: those of a split pass and its combine."""
-        R = MAX_RANK
         split = self.split or multi
         params = [self.in_name[a] for a in self.tensors] + [self.out_name[o] for o in self.outs]
         if split:
@@ -444,11 +448,12 @@ class _Gen:
         if multi:
             params += [f"rb_{r.name}" for r in self.an.reds]
         params += [self.sc_name[a] for a in self.scalars] + ["K", "R"]
-        params += [f"ksize{d}" for d in range(R)] + [f"rsize{d}" for d in range(R)]
+        kr, rr = self.kr, self.rr
+        params += [f"ksize{d}" for d in range(kr)] + [f"rsize{d}" for d in range(rr)]
         for op in self.full_ops + self.red_ops:
-            params += [f"{op.name}_ks{d}" for d in range(R)]
+            params += [f"{op.name}_ks{d}" for d in range(kr)]
         for op in self.full_ops:
-            params += [f"{op.name}_rs{d}" for d in range(R)]
+            params += [f"{op.name}_rs{d}" for d in range(rr)]
         if split:
             params += ["SPLIT", "RCHUNK"]
         params += ["KDIM: tl.constexpr", "RDIM: tl.constexpr", "BLOCK_K: tl.constexpr",
@@ -464,10 +469,10 @@ class _Gen:
             "    rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)[:, None]",
             "    rmask = rows < K",
         ]
-        body += _decompose("rows", "ki", "ksize", "KDIM", "_krem", "    ")
+        body += _decompose("rows", "ki", "ksize", "KDIM", "_krem", "    ", self.kr)
         for op in self.full_ops + self.red_ops:
             body += _offsets(f"koff_{op.name}", "ki", f"{op.name}_ks", "KDIM", "rows * 0",
-                             "    ", "")
+                             "    ", "", self.kr)
         for op in self.red_ops:
             if op.ptr.startswith("in"):
                 body.append(f"    x_{op.name} = tl.load({op.ptr} + koff_{op.name}, "
@@ -634,7 +639,8 @@ class _Gen:
                     continue
                 loaded.add(op.name)
                 lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
-                                  f"(cols{sfx} * 0).to(tl.int64)", inner, ".to(tl.int64)")
+                                  f"(cols{sfx} * 0).to(tl.int64)", inner, ".to(tl.int64)",
+                                  self.rr)
                 lines.append(f"{inner}x_{op.name}{sfx} = tl.load({op.ptr} + (koff_{op.name} + "
                              f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
             for n in nodes:
@@ -667,7 +673,8 @@ class _Gen:
             for o in stores:
                 op = self.op_of[(o, "out")]
                 lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
-                                  f"(cols{sfx} * 0).to(tl.int64)", inner, ".to(tl.int64)")
+                                  f"(cols{sfx} * 0).to(tl.int64)", inner, ".to(tl.int64)",
+                                  self.rr)
                 lines.append(f"{inner}tl.store({op.ptr} + (koff_{op.name} + roff_{op.name}{sfx}),"
                              f" {vals[o]}.to({tl_dtype(o)}), mask=mask{sfx})")
             if only:
@@ -694,12 +701,13 @@ class _Gen:
         is divided into indices, not every element (batch norm's (N, H*W) walk)."""
         lines = [f"{ind}cols{sfx} = {start} + tl.arange(0, BLOCK_R)[None, :]",
                  f"{ind}mask{sfx} = rmask & (cols{sfx} < R)"]
-        per_elem = _decompose(f"cols{sfx}", f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", ind)
+        per_elem = _decompose(f"cols{sfx}", f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", ind,
+                              self.rr)
         if start == "0":
             return lines + per_elem
-        last = f"rj{sfx}_{MAX_RANK - 1}"
+        last = f"rj{sfx}_{self.rr - 1}"
         return lines + [f"{ind}if ALIGNED:"] + _decompose(
-            start, f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", ind + "    ") + [
+            start, f"rj{sfx}_", "rsize", "RDIM", f"_rrem{sfx}", ind + "    ", self.rr) + [
             f"{ind}    {last} = {last} + tl.arange(0, BLOCK_R)[None, :]",
             f"{ind}else:"] + ["    " + ln for ln in per_elem]
 
@@ -707,7 +715,8 @@ class _Gen:
     def wrapper(self) -> str:
         """The launch wrapper: a plan (output shapes, grid, integer arguments, constexprs)
         cached per signature of the arguments (``_kc_signature``) for the groups that launch
-        one kernel; split launches (partials, combines) take the whole path every call."""
+        one kernel; split launches (partials, combines) take the whole path, whose sizes,
+        strides and config are cached per signature too."""
         in_name, out_name = self.in_name, self.out_name
         args = ", ".join([in_name[a] for a in self.tensors]
                          + [self.sc_name[a] for a in self.scalars])
@@ -738,7 +747,7 @@ class _Gen:
               "    if plan is False:",
               f"        plan = {self.wname}_plans[key] = {self.wname}_plan({args})",
               "    if plan is None:",
-              f"        return {self.wname}_whole({args})",
+              f"        return {self.wname}_whole({args}, key)",
               "    shapes, grid, ints, kw = plan",
               f"    dev = {first}.device"]
         for i, o in enumerate(self.outs):
@@ -748,17 +757,32 @@ class _Gen:
         w.append(f"    if grid is not None:\n        {self.kname}[grid]({', '.join(kargs)}, "
                  "*ints, **kw)")
         w.append(f"    return {ret}")
-        w += ["", "", f"def {self.wname}_whole({args}):", *self._preamble("dev")]
+        cached = ("shape, keep, drop, K, R, ints0, kdim, rdim, bk, br, warps, aligned, split, "
+                  "rchunk")
+        w += ["", "", f"def {self.wname}_whole_plan({args}):", *self._preamble("'meta'"),
+              f"    ints0 = {ints}]",
+              "    if K == 0:",
+              "        split, rchunk = 1, R",
+              "    else:",
+              *["    " + ln for ln in self._split_choice()],
+              f"    return {cached}",
+              "", "", f"{self.wname}_wholes = {{}}", "", "",
+              f"def {self.wname}_whole({args}, key=None):",
+              "    if key is None:",
+              f"        key = _kc_signature(({args},))",
+              f"    p = {self.wname}_wholes.get(key)",
+              "    if p is None:",
+              f"        p = {self.wname}_wholes[key] = {self.wname}_whole_plan({args})",
+              f"    {cached} = p",
+              f"    dev = {first}.device"]
         for o in self.outs:
             w.append(f"    {out_name[o]} = torch.empty({self._out_shape(o)}, device=dev, "
                      f"dtype={val(o).dtype})")
         w.append(f"    if K == 0:\n        return {ret}")
-        w += self._split_choice()
         kargs = [in_name[a] for a in self.tensors] + [out_name[o] for o in self.outs]
         if self.split:
             kargs += ["*ws"]
-        kargs += [self.sc_name[a] for a in self.scalars] + ["K", "R", "*ksz", "*rsz"]
-        kargs += ["*[s for st in kst for s in st]", "*[s for st in rst for s in st]"]
+        kargs += [self.sc_name[a] for a in self.scalars] + ["*ints0"]
         if not self.split:
             w.append("    if split == 1:")
             w.append(f"        {self.kname}[(triton.cdiv(K, bk),)]({', '.join(kargs)}, {common}, "
@@ -806,13 +830,13 @@ class _Gen:
         w.append(f"    fviews = [{', '.join(op.view for op in self.full_ops)}]")
         w.append(f"    rviews = [{', '.join(op.view for op in self.red_ops)}]")
         w.append("    ksz, kst, kdim, rsz, rst, rdim = _kc_split_coalesce(shape, rdims, fviews, "
-                 "rviews)")
+                 f"rviews, {self.kr}, {self.rr})")
         w.append("    bk, br, warps = _kc_row_config(K, R, kst, kdim, rst, rdim, "
                  f"dev.type == 'cpu', {pol!r})")
         w.append(f"    t = _kc_tuned('{self.wname}', dev, (K, R))")
         w.append("    if t is not None:")
         w.append("        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']")
-        w.append(f"    aligned = rdim >= 2 and rsz[{MAX_RANK - 1}] % br == 0")
+        w.append(f"    aligned = rdim >= 2 and rsz[{self.rr - 1}] % br == 0")
         return w
 
     def _split_choice(self) -> list[str]:

@@ -11,6 +11,15 @@ _KC_MAX_RANK = 6
 
 
 _KC_COALESCED = {}
+_KC_TREESPECS = {}
+
+
+def _kc_treespec(text):
+    """The forward's output structure, parsed once (not on every call)."""
+    spec = _KC_TREESPECS.get(text)
+    if spec is None:
+        spec = _KC_TREESPECS[text] = torch.utils._pytree.treespec_loads(text)
+    return spec
 
 
 def _kc_coalesce(sizes, strides_list, rank=_KC_MAX_RANK):
@@ -360,8 +369,10 @@ def _kc_unsqueeze_dims(x, dims):
     return x
 
 
-def _kc_split_coalesce(shape, rdims, full_views, reduced_views):
-    """Kept and reduced dims of a reduction domain, each coalesced among themselves.
+def _kc_split_coalesce(shape, rdims, full_views, reduced_views, krank=_KC_MAX_RANK,
+                       rrank=_KC_MAX_RANK):
+    """Kept and reduced dims of a reduction domain, each coalesced among themselves and
+    padded in front to ``krank`` and ``rrank`` dims (the kernel's parameters).
 
     Every view has the domain's rank; reduced views have size 1 on ``rdims``. Returns
     (kept sizes, kept strides per view, kept ndim, reduced sizes, reduced strides per full
@@ -371,9 +382,9 @@ def _kc_split_coalesce(shape, rdims, full_views, reduced_views):
     rd = sorted(rdims)
     views = list(full_views) + list(reduced_views)
     ksz, kst, kdim = _kc_coalesce([shape[d] for d in kd],
-                                  [[v.stride(d) for d in kd] for v in views])
+                                  [[v.stride(d) for d in kd] for v in views], krank)
     rsz, rst, rdim = _kc_coalesce([shape[d] for d in rd],
-                                  [[v.stride(d) for d in rd] for v in full_views])
+                                  [[v.stride(d) for d in rd] for v in full_views], rrank)
     return ksz, kst, kdim, rsz, rst, rdim
 
 
