@@ -872,7 +872,7 @@ def test_whole_program_keeps_the_groups_that_save_most(write, tmp_path):
             if type(fn).__name__ != "ModelNew":
                 return 1.5
             mod = vars(sys.modules[type(fn).__module__])
-            n = sum(k.startswith("_kc_v0") and k.endswith("_plan") for k in mod)
+            n = sum(k.startswith("_kc_v0") and k.endswith("_plans") for k in mod)
             programs.append(n)
             return 0.5 + 0.6 * n  # host cost per launch: 4 groups 2.9 ms, 2 1.7, 1 1.1
         if sets == [[]]:

@@ -191,3 +191,32 @@ def test_pointwise_readers_broadcast_an_expand_themselves() -> None:
     out, rep = c.gm(x, kv)
     torch.testing.assert_close(out, x / x.norm(dim=-1, keepdim=True))
     torch.testing.assert_close(rep, kv[:, None].expand(5, 3, 7))
+
+
+_SEEN: list[bool] = []
+
+
+class _Bilinear(nn.Module):
+    """A three-operand einsum: with opt_einsum installed, torch picks the contraction order
+    from the sizes, which export would specialise."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(6, 4, 5))
+
+    def forward(self, x1, x2):
+        _SEEN.append(torch.backends.opt_einsum.enabled)
+        return torch.einsum("bi,oij,bj->bo", x1, self.weight, x2)
+
+
+def test_einsum_order_does_not_depend_on_sizes_while_capturing() -> None:
+    m = _Bilinear()
+    x1, x2 = torch.randn(3, 4), torch.randn(3, 5)
+    _SEEN.clear()
+    before = torch.backends.opt_einsum.enabled  # True where the opt_einsum package is there
+    c = capture(m, [x1, x2])
+    assert _SEEN and not any(_SEEN)  # opt_einsum's size-driven order off while exporting
+    assert torch.backends.opt_einsum.enabled == before  # and restored
+    torch.testing.assert_close(_run(c, m, [x1, x2])[0], m(x1, x2))
+    batch = [str(d) for d in c.gm.graph.find_nodes(op="placeholder")[-1].meta["val"].shape]
+    assert not batch[0].isdigit()  # the batch stays symbolic

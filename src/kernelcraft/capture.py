@@ -307,7 +307,7 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         for x in inputs
     )
     try:
-        with _quiet_torch(), _symbolic_math():
+        with _quiet_torch(), _symbolic_math(), _size_free_einsum():
             ep = export(model, tuple(inputs), dynamic_shapes=dyn)
     except Exception as exc:  # noqa: BLE001 - any export failure is reported the same way
         raise InputError(f"{name}: cannot capture the program: {_where(exc)}") from exc
@@ -392,6 +392,18 @@ def _symbolic_math():
         yield
     finally:
         math.sqrt = plain
+
+
+def _size_free_einsum() -> contextlib.AbstractContextManager[Any]:
+    """``torch.einsum`` of three or more operands contracts left to right while exporting.
+
+    Where the opt_einsum package is installed, einsum picks its contraction order from the
+    operands' sizes, and export then specialises those sizes: the H200's torch 2.11 baked
+    the batch of a bilinear ``einsum("bi,oij,bj->bo")`` into the graph, so the module ran
+    the problem's forward at every other batch. Left to right is the order torch takes
+    without opt_einsum, the same for every size.
+    """
+    return torch.backends.opt_einsum.flags(enabled=False)
 
 
 def _where(exc: BaseException) -> str:
