@@ -220,3 +220,32 @@ def test_einsum_order_does_not_depend_on_sizes_while_capturing() -> None:
     torch.testing.assert_close(_run(c, m, [x1, x2])[0], m(x1, x2))
     batch = [str(d) for d in c.gm.graph.find_nodes(op="placeholder")[-1].meta["val"].shape]
     assert not batch[0].isdigit()  # the batch stays symbolic
+
+
+class _RotateHalf(nn.Module):
+    """Rotary embedding's rotate_half, and a cat whose first and last pieces are computed
+    (the last one after a plain piece) with a third piece read elsewhere too."""
+
+    def forward(self, x, cos, sin, a, b, c):
+        x1, x2 = x.chunk(2, dim=-1)
+        rot = x * cos + torch.cat((-x2, x1), dim=-1) * sin
+        e = c.exp()
+        three = torch.cat((a.abs(), b, torch.sigmoid(c), e), dim=1) * 2.0
+        return rot, three, e
+
+
+def test_computed_cat_pieces_are_computed_where_the_cat_is_read() -> None:
+    from kernelcraft.rewrite import lift_cat_pieces
+
+    inputs = [torch.randn(2, 3, 5, 8), torch.randn(5, 8), torch.randn(5, 8),
+              torch.randn(4, 3), torch.randn(4, 2), torch.randn(4, 5)]
+    model = _RotateHalf()
+    c = capture(model, inputs)
+    assert lift_cat_pieces(c.gm) == 3  # -x2; abs and sigmoid (exp is read by the output too)
+    names = [op_name(n.target) for n in c.gm.graph.nodes if n.op == "call_function"]
+    assert "neg" in names and names.count("exp") == 1 and names.count("where") == 4
+    for got, want in zip(_run(c, model, inputs), model(*inputs), strict=True):
+        torch.testing.assert_close(got, want)
+    plan = build_plan(capture(model, inputs).gm)
+    rot_kernels = [g for g in plan.kernels if any(op_name(n.target) == "neg" for n in g.nodes)]
+    assert len(rot_kernels) == 1 and any(op_name(n.target) == "add" for n in rot_kernels[0].nodes)

@@ -78,6 +78,9 @@ class FusionOptions:
     #: (``any(|x| > t)`` and ``all(x > -t)``; a min and a max for a quantisation range) in
     #: one kernel: the rows are read once, and what combines both results joins it
     merge_row_siblings: bool = True
+    #: a cat's piece computed by a one-operand pointwise op (``-x2`` in rotate_half)
+    #: computed where the cat is read, from the element's index (``rewrite.lift_cat_pieces``)
+    lift_cat_pieces: bool = True
 
 
 @dataclass
@@ -303,6 +306,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             from kernelcraft.rewrite import drop_expands
 
             drop_expands(gm, keep)
+    if opts.lift_cat_pieces:
+        from kernelcraft.rewrite import lift_cat_pieces
+
+        lift_cat_pieces(gm)
     if opts.sink_gathers:
         from kernelcraft.rewrite import sink_gathers
 

@@ -23,6 +23,12 @@ result keeps its shape: broadcasting gives the same values, and the planner sees
 producer of ``t`` (``F.normalize`` divides by ``norm.expand_as(x)``: the divide joins the
 norm's kernel instead of a second pass over ``x``).
 
+``lift_cat_pieces``: ``cat([f(a), b], d)`` with ``f`` a one-operand pointwise op read only
+by the cat becomes ``where(i_d < len(a), f(c), c)`` with ``c = cat([a, b], d)`` and ``i_d``
+the element's index along ``d`` (computed from its position in the kernel): the cat loads
+its sources inside the kernel that reads it, so ``f(a)`` is no longer written out and read
+back (rotate_half's ``cat((-x2, x1))`` in rotary embeddings: one pass over q, not two).
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -343,3 +349,88 @@ def _sunk_args(n: fx.Node, v: fx.Node, lead: int, keep: int,
         else:
             return None
     return how
+
+
+def lift_cat_pieces(gm: fx.GraphModule) -> int:
+    """``cat([f(a), b], d)`` -> ``where(i_d < len(a), f(c), c)`` (see the module docstring);
+    returns the number of pieces lifted."""
+    from torch._guards import detect_fake_mode
+
+    from kernelcraft.plan import _simple_pointwise, piecewise_load
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if not (n.op == "call_function" and op_name(n.target) == "cat" and piecewise_load(n)
+                and val(n).dtype in _FLOATS):
+            continue
+        pieces = list(n.args[0])
+        rank = val(n).dim()
+        dim = (n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)) % rank
+        lifted = {i: p for i, p in enumerate(pieces) if _liftable(p, _simple_pointwise)}
+        if not lifted:
+            continue
+        mode = detect_fake_mode([val(n)])
+
+        def insert(target: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None,
+                   mode: Any = mode) -> fx.Node:
+            node = graph.call_function(target, args, kwargs or {})
+            with mode:
+                node.meta["val"] = target(*fx.node.map_arg(args, val),
+                                          **fx.node.map_arg(kwargs or {}, val))
+            return node
+
+        with graph.inserting_before(n):
+            sources = [_operand(p) if i in lifted else p for i, p in enumerate(pieces)]
+            whole = insert(n.target, (sources, dim))
+
+            # piece boundaries: numbers, or nodes computing symbolic sizes from the cat's
+            # sources (not from its result: the index would then depend on the cat's kernel)
+            ends: list[Any] = []
+            for src in sources:
+                d = val(src).shape[dim]
+                length = d if isinstance(d, int) else insert(torch.ops.aten.sym_size.int,
+                                                             (src, dim))
+                start = ends[-1] if ends else 0
+                ends.append(start + length if isinstance(start, int) and isinstance(length, int)
+                            else insert(operator.add, (start, length)))
+            idx = insert(torch.ops.aten.arange.default, (ends[-1],),
+                         {"dtype": torch.int64, "device": val(n).device})
+            idx = insert(torch.ops.aten.view.default,
+                         (idx, [ends[-1] if d == dim else 1 for d in range(rank)]))
+            out, start = whole, 0
+            for i, end in enumerate(ends):
+                if i in lifted:
+                    p = lifted[i]
+                    args = tuple(whole if a is _operand(p) else a for a in p.args)
+                    value = insert(p.target, args, dict(p.kwargs))
+                    inside = insert(torch.ops.aten.lt.Scalar, (idx, end))
+                    if not (isinstance(start, int) and start == 0):
+                        before = insert(torch.ops.aten.lt.Scalar, (idx, start))
+                        value = insert(torch.ops.aten.where.self, (before, out, value))
+                    out = insert(torch.ops.aten.where.self, (inside, value, out))
+                start = end
+        n.replace_all_uses_with(out)
+        graph.erase_node(n)
+        for p in lifted.values():
+            if not p.users:
+                graph.erase_node(p)
+        count += len(lifted)
+    if count:
+        gm.recompile()
+    return count
+
+
+def _operand(p: fx.Node) -> fx.Node:
+    return next(a for a in p.args if is_tensor_node(a))
+
+
+def _liftable(p: Any, simple: Any) -> bool:
+    """A one-operand pointwise op of the piece's shape and dtype, read only by the cat."""
+    if not (isinstance(p, fx.Node) and p.op == "call_function" and is_pointwise(p.target)
+            and simple(p) and len(p.users) == 1 and not p.kwargs):
+        return False
+    tensors = [a for a in p.args if isinstance(a, fx.Node)]
+    return (len(tensors) == 1 and is_tensor_node(tensors[0])
+            and shape_key(val(tensors[0]).shape) == shape_key(val(p).shape)
+            and val(tensors[0]).dtype == val(p).dtype)
