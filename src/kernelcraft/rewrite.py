@@ -276,17 +276,7 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
         plan = _sunk_args(n, v, lead, keep, out)
         if plan is None:
             continue
-        mode = detect_fake_mode([val(v.args[0])])
-
-        def insert(target: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None,
-                   mode: Any = mode) -> fx.Node:
-            """A new node before ``n``, its value computed on the capture's fake tensors."""
-            node = graph.call_function(target, args, kwargs or {})
-            with mode:
-                node.meta["val"] = target(*fx.node.map_arg(args, val),
-                                          **fx.node.map_arg(kwargs or {}, val))
-            return node
-
+        insert = _inserter(graph, detect_fake_mode([val(v.args[0])]))
         with graph.inserting_before(n):
             args = []
             for a, how in zip(n.args, plan, strict=True):
@@ -312,6 +302,21 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
     if count:
         gm.recompile()
     return count
+
+
+def _inserter(graph: fx.Graph, mode: Any) -> Any:
+    """``insert(target, args, kwargs)``: a new node at the graph's insertion point, its value
+    computed on the capture's fake tensors (``mode``)."""
+
+    def insert(target: Any, args: tuple[Any, ...],
+               kwargs: dict[str, Any] | None = None) -> fx.Node:
+        node = graph.call_function(target, args, kwargs or {})
+        with mode:
+            node.meta["val"] = target(*fx.node.map_arg(args, val),
+                                      **fx.node.map_arg(kwargs or {}, val))
+        return node
+
+    return insert
 
 
 def _linear(n: Any) -> bool:
@@ -370,16 +375,7 @@ def lift_cat_pieces(gm: fx.GraphModule) -> int:
         lifted = {i: p for i, p in enumerate(pieces) if _liftable(p, _simple_pointwise)}
         if not lifted:
             continue
-        mode = detect_fake_mode([val(n)])
-
-        def insert(target: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None,
-                   mode: Any = mode) -> fx.Node:
-            node = graph.call_function(target, args, kwargs or {})
-            with mode:
-                node.meta["val"] = target(*fx.node.map_arg(args, val),
-                                          **fx.node.map_arg(kwargs or {}, val))
-            return node
-
+        insert = _inserter(graph, detect_fake_mode([val(n)]))
         with graph.inserting_before(n):
             sources = [_operand(p) if i in lifted else p for i, p in enumerate(pieces)]
             whole = insert(n.target, (sources, dim))
