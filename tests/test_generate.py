@@ -603,7 +603,9 @@ def test_cat_and_constant_padding_are_pointwise_loads(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     assert not gen.extern_reasons, gen.extern_reasons
     fused = [g.describe() for g in gen.plan.groups if g.kind == "pointwise"]
-    assert "cat, relu" in fused and "constant_pad_nd, add" in fused, fused
+    # y * 2.0, a computed source, is computed where the cat reads it (lift_cat_pieces)
+    assert any(f.startswith("cat,") and f.endswith("relu") and "mul" in f for f in fused), fused
+    assert "constant_pad_nd, add" in fused, fused
     opts = _opts(tmp_path, targets="sm_90,gfx942", judge=False)
     opts.build = True
     gen = generate(write("catpad.py", CAT_PAD), opts)

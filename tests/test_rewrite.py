@@ -243,6 +243,7 @@ def test_computed_cat_pieces_are_computed_where_the_cat_is_read() -> None:
     c = capture(model, inputs)
     assert lift_cat_pieces(c.gm) == 3  # -x2; abs and sigmoid (exp is read by the output too)
     names = [op_name(n.target) for n in c.gm.graph.nodes if n.op == "call_function"]
+    # -x2 (first of two): 1 where; abs (first of four): 1; sigmoid (third): 2
     assert "neg" in names and names.count("exp") == 1 and names.count("where") == 4
     for got, want in zip(_run(c, model, inputs), model(*inputs), strict=True):
         torch.testing.assert_close(got, want)

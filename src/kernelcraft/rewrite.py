@@ -400,11 +400,13 @@ def lift_cat_pieces(gm: fx.GraphModule) -> int:
                     p = lifted[i]
                     args = tuple(whole if a is _operand(p) else a for a in p.args)
                     value = insert(p.target, args, dict(p.kwargs))
-                    inside = insert(torch.ops.aten.lt.Scalar, (idx, end))
                     if not (isinstance(start, int) and start == 0):
                         before = insert(torch.ops.aten.lt.Scalar, (idx, start))
                         value = insert(torch.ops.aten.where.self, (before, out, value))
-                    out = insert(torch.ops.aten.where.self, (inside, value, out))
+                    if i < len(ends) - 1:  # the last piece runs to the end
+                        inside = insert(torch.ops.aten.lt.Scalar, (idx, end))
+                        value = insert(torch.ops.aten.where.self, (inside, value, out))
+                    out = value
                 start = end
         n.replace_all_uses_with(out)
         graph.erase_node(n)
