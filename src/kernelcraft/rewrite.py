@@ -43,7 +43,7 @@ import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.ops import is_pointwise, is_view, op_name
-from kernelcraft.plan import is_tensor_node, shape_key, val
+from kernelcraft.plan import _simple_pointwise, is_tensor_node, piecewise_load, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -256,8 +256,6 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
     Linear (bias, activation, residual) moves whole."""
     from torch._guards import detect_fake_mode
 
-    from kernelcraft.plan import _simple_pointwise
-
     graph = gm.graph
     moved: set[fx.Node] = set()
     count = 0
@@ -361,8 +359,6 @@ def lift_cat_pieces(gm: fx.GraphModule) -> int:
     returns the number of pieces lifted."""
     from torch._guards import detect_fake_mode
 
-    from kernelcraft.plan import _simple_pointwise, piecewise_load
-
     graph = gm.graph
     count = 0
     for n in list(graph.nodes):
@@ -372,7 +368,7 @@ def lift_cat_pieces(gm: fx.GraphModule) -> int:
         pieces = list(n.args[0])
         rank = val(n).dim()
         dim = (n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)) % rank
-        lifted = {i: p for i, p in enumerate(pieces) if _liftable(p, _simple_pointwise)}
+        lifted = {i: p for i, p in enumerate(pieces) if _liftable(p)}
         if not lifted:
             continue
         insert = _inserter(graph, detect_fake_mode([val(n)]))
@@ -423,10 +419,10 @@ def _operand(p: fx.Node) -> fx.Node:
     return next(a for a in p.args if is_tensor_node(a))
 
 
-def _liftable(p: Any, simple: Any) -> bool:
+def _liftable(p: Any) -> bool:
     """A one-operand pointwise op of the piece's shape and dtype, read only by the cat."""
     if not (isinstance(p, fx.Node) and p.op == "call_function" and is_pointwise(p.target)
-            and simple(p) and len(p.users) == 1 and not p.kwargs):
+            and _simple_pointwise(p) and len(p.users) == 1 and not p.kwargs):
         return False
     tensors = [a for a in p.args if isinstance(a, fx.Node)]
     return (len(tensors) == 1 and is_tensor_node(tensors[0])
