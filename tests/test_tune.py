@@ -239,7 +239,8 @@ def test_candidates_spilling_more_than_the_heuristic_config_are_pruned(write, tm
 
     def fake_compile(path, specs, targets, timeout_s=600.0, jobs=1):
         def spills(spec):
-            block = spec["constexprs"]["BLOCK"]
+            consts = spec["constexprs"]  # a pointwise tile: XBLOCK columns by YBLOCK rows
+            block = consts["XBLOCK"] * consts["YBLOCK"]
             return 100 if block == 1024 else 50 if block < 1024 else 200
 
         return [{"kernel": s["name"], "target": "sm_90", "ok": True, "registers": 64,

@@ -349,6 +349,9 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
                       ONE_CHUNK=config["BLOCK_R"] >= R)
         if "PARTIAL" in consts:
             consts["PARTIAL"] = int(config.get("SPLIT", 1)) > 1
+    elif "XBLOCK" in consts:  # pointwise: a row of the tile (the wrapper splits BLOCK by
+        consts["XBLOCK"], consts["YBLOCK"] = config["BLOCK"], 1  # the launch's shape)
+        consts["FASTDIV"] = bool(config.get("FASTDIV", False))
     else:
         consts["BLOCK"] = config["BLOCK"]
         if "FASTDIV" in consts:  # pointwise and pool: as the wrapper launches it

@@ -140,26 +140,36 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         for k in range(len(piece_src[i])):  # per source: its range on each dim, its shift
             params += [f"pc{i}s{k}_{x}{j}" for j in range(len(dims)) for x in "be"]
             params.append(f"pc{i}s{k}_sh")
+    # computed views: whether they vary along the rows, along the columns (launch flags)
+    pos_views = vp_names + [x for x in gi_names if x in vgi]
+    params += [f"{nm}_{x}: tl.constexpr" for nm in pos_views for x in "RC"]
     params += ["NDIM: tl.constexpr", "IDX64: tl.constexpr", "FASTDIV: tl.constexpr",
-               "BLOCK: tl.constexpr"]
+               "XBLOCK: tl.constexpr", "YBLOCK: tl.constexpr"]
+    L = R - 1  # the innermost dim: the tile's columns; the dims outside it: its rows
     body = [
         "    pid = tl.program_id(0)",
         "    if IDX64:",  # int64 index math only where an offset needs it
         "        pid = pid.to(tl.int64)",
-        "    lin = pid * BLOCK + tl.arange(0, BLOCK)",
-        "    mask = lin < numel",
+        f"    nxb = (size{L} + XBLOCK - 1) // XBLOCK",
+        "    pid_r = pid // nxb",
+        "    row = pid_r * YBLOCK + tl.arange(0, YBLOCK)[:, None]",
+        "    col = (pid - pid_r * nxb) * XBLOCK + tl.arange(0, XBLOCK)[None, :]",
+        f"    mask = (row < numel // size{L}) & (col < size{L})",
+        f"    lin = row * size{L} + col",
     ]
-    body += decompose_lines("lin", "i", "size", R, "NDIM", "    ", fast="FASTDIV")
+    # a row's dims are split once per row, not per element
+    body += decompose_lines("row", "i", "size", L, "(NDIM - 1)", "    ", fast="FASTDIV")
+    body.append(f"    i{L} = col")
     env: dict[fx.Node, str] = {}
     for nm, a in zip(in_names, tensors, strict=True):
-        body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
+        body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "row * 0", "    ")
         body.append(f"    {var(a)} = tl.load({nm} + {nm}_off, mask=mask, other=0)"
                     f".to({compute_dtype(a)})")
         env[a] = var(a)
     for nm, a in zip(sc_names, scalars, strict=True):
         env[a] = nm
     for nm, t in zip(vp_names, velem, strict=True):
-        body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
+        body += _position_offset_lines(nm, R)
         lines, env[t] = _position_lines(positions[t], f"{nm}_off", nm, env)
         body += lines
     loaded: set[str] = set()
@@ -168,18 +178,19 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             body += _piece_lines(n, pieces.index(n), len(piece_src[pieces.index(n)]), R)
         elif n in gathers:
             nm = g_names[gathers.index(n)]
-            body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
+            body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "row * 0", "    ")
             for k in range(len(gather_dims(n))):
                 ix, gi = f"{nm}_i{k}", canon[(gathers.index(n), k)]
                 if gi not in loaded:
                     loaded.add(gi)
-                    body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM", "lin * 0",
-                                         "    ")
                     if gi in vgi:  # computed from the element's position, not loaded
+                        body += _position_offset_lines(gi, R)
                         lines, value = _position_lines(positions[vgi[gi]], f"{gi}_off", gi,
                                                        env)
                         body += lines
                     else:
+                        body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM",
+                                             "row * 0", "    ")
                         value = f"tl.load({gi} + {gi}_off, mask=mask, other=0)"
                     # int32 offsets unless one can pass 2**31 (an index is below its
                     # dim's size, or the program is wrong)
@@ -194,7 +205,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             body.append("    " + lower_pointwise(n, env))
         env[n] = var(n)
     for nm, o in zip(out_names, outs, strict=True):
-        body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "lin * 0", "    ")
+        body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "row * 0", "    ")
         body.append(f"    tl.store({nm} + {nm}_off, {env[o]}.to({tl_dtype(o)}), mask=mask)")
     source = "@triton.jit\ndef " + kname + "(" + ", ".join(params) + "):\n" + "\n".join(body)
 
@@ -278,14 +289,22 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append(f"    t = _kc_tuned('{wname}', dev, (numel,))")
     w.append("    if t is not None:")
     w.append("        block, warps = t['BLOCK'], t['num_warps']")
-    w.append("    grid = (triton.cdiv(numel, block),)")
+    # a tile of rows (the dims outside the innermost) by columns (the innermost dim)
+    w.append("    xb, yb = _kc_tile(numel, sizes[-1], block)")
+    w.append("    grid = (triton.cdiv(sizes[-1], xb) * triton.cdiv(numel // sizes[-1], yb),)")
     w.append("    far = _kc_far(views)")
     w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")
+    first = len(in_names)  # the computed views' places in ``views``
+    flag_at = {nm: first + k for k, nm in enumerate(vp_names)}
+    gfirst = first + len(vp_names) + len(g_names)
+    flag_at.update({x: gfirst + gi_names.index(x) for x in pos_views if x in vgi})
+    flags = "".join(f", {nm}_R=any(strides[{i}][:-1]), {nm}_C=strides[{i}][-1] != 0"
+                    for nm, i in flag_at.items())
     pc_ptrs = [pc_arg[t] for srcs in piece_src for t in srcs]
     w.append("    ints = [numel, *sizes, *[v for s in sizes for v in _kc_magic(s)], "
              f"*[s for st in strides for s in st]{''.join(', ' + e for e in gextra + pextra)}]")
     w.append(f"    return {domain_arg}, grid, ints, dict(NDIM=ndim, IDX64=far, FASTDIV=fast, "
-             "BLOCK=block, num_warps=warps)")
+             f"XBLOCK=xb, YBLOCK=yb, num_warps=warps{flags})")
     ptrs = in_names + src_names + [gi_raw[x] for x in gi_views if x not in vgi] + pc_ptrs
     w += ["", "", f"{wname}_plans = {{}}", "", "",
           f"def {wname}({', '.join(args_in + (['dev=None'] if device_arg else []))}):",
@@ -314,11 +333,29 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         if ":" not in p and p not in sig:
             sig[p] = "i32"
     piece_args = list(pc_arg)
+    # representative flags: a computed view along the columns
+    pos_flags = {f"{nm}_{x}": x == "C" for nm in pos_views for x in "RC"}
     return KernelSource(kname, wname, source, "\n".join(w),
                         tensors + index_only + sources + piece_args + scalars, list(outs), cfg,
                         signature=sig, constexprs={"NDIM": 2, "IDX64": False,
-                                                   "FASTDIV": False, "BLOCK": cfg["BLOCK"]},
+                                                   "FASTDIV": False, "XBLOCK": cfg["BLOCK"],
+                                                   "YBLOCK": 1, **pos_flags},
                         num_warps=cfg["num_warps"], device_arg=device_arg)
+
+
+def _position_offset_lines(nm: str, rank: int) -> list[str]:
+    """``{nm}_off`` of a computed (position) view, shaped by the dims it varies along: a
+    [YBLOCK, 1] column of row positions, a [1, XBLOCK] row of column positions, so that the
+    chain computing the value from it runs once per row or per column, not per element
+    (upsampling's source rows and interpolation weights). ``{nm}_R`` and ``{nm}_C`` are the
+    launch's flags: the view has a stride on a row dim, on the column dim."""
+    L = rank - 1
+    lines = [f"    if {nm}_R:"]
+    lines += offset_lines(f"{nm}_off", "i", f"{nm}_st", L, "(NDIM - 1)", "row * 0",
+                          "        ")
+    lines += [f"        if {nm}_C:", f"            {nm}_off += col * {nm}_st{L}",
+              "    else:", f"        {nm}_off = col * {nm}_st{L}"]
+    return lines
 
 
 def _arange_args(n: fx.Node) -> tuple[Any, Any, Any]:
@@ -399,12 +436,12 @@ def _piece_lines(n: fx.Node, i: int, nsrc: int, rank: int) -> list[str]:
     else:
         value = n.args[2] if len(n.args) > 2 else n.kwargs.get("value", 0)
         fill = repr(float(value))
-    lines.append(f"    {out} = tl.full([BLOCK], {fill}, {cdt})")
+    lines.append(f"    {out} = tl.full([YBLOCK, XBLOCK], {fill}, {cdt})")
     for k in range(nsrc):
         nm = f"pc{i}s{k}"
         ok = " & ".join(f"(pc{i}_ix{j} >= {nm}_b{j}) & (pc{i}_ix{j} < {nm}_e{j})"
                         for j in range(len(dims))) or "mask"
-        lines += offset_lines(f"{nm}_off", "i", f"{nm}_st", rank, "NDIM", "lin * 0", "    ")
+        lines += offset_lines(f"{nm}_off", "i", f"{nm}_st", rank, "NDIM", "row * 0", "    ")
         lines.append(f"    {nm}_ok = {ok}")
         lines.append(f"    {out} = tl.where({nm}_ok, tl.load({nm} + {nm}_off - {nm}_sh, "
                      f"mask=mask & {nm}_ok, other=0).to({cdt}), {out})")

@@ -415,6 +415,11 @@ def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
             columns = k_inner == 1 and r_inner != 1
             break
     persist = policy["GPU_PERSIST_TILE"]
+    arg = policy.get("ARG_TILE", 0)
+    if arg and not columns:  # a one-pass arg reduction: small chunks, looped
+        br = min(r2, arg)
+        bk = max(1, min(k2, arg // br))
+        return bk, br, 4
     if columns:
         bk = max(1, min(k2, policy["GPU_BLOCK_K_COLUMNS"]))
         if r2 * min(bk, policy["GPU_BLOCK_K_COLUMNS_MIN"]) <= persist:
@@ -480,3 +485,17 @@ def _kc_key(args, kwargs):
         return v
 
     return repr((norm(list(args)), norm(dict(kwargs))))
+
+
+def _kc_tile(numel, inner, block):
+    """(columns, rows) of a pointwise program's tile over a domain whose innermost dim has
+    ``inner`` elements: the widest power-of-two column block up to ``block`` that wastes
+    at most 15% of a row's lanes (a 3136-wide row takes 512: 7 blocks, 87.5% used), but
+    at least 64 wide (short rows keep whole cache lines per row); rows fill the rest."""
+    xb = min(block, 1 << max(0, inner - 1).bit_length())
+    floor = min(xb, 64)
+    while xb > floor and inner < 0.85 * (-(-inner // xb) * xb):
+        xb //= 2
+    rows = numel // inner
+    yb = max(1, min(block // xb, 1 << max(0, rows - 1).bit_length()))
+    return xb, yb
