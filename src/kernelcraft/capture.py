@@ -316,6 +316,7 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
             ep = ep.run_decompositions(decomposition_table())
     except Exception as exc:  # noqa: BLE001
         raise InputError(f"{name}: cannot decompose the program: {_where(exc)}") from exc
+    _drop_metadata_asserts(ep.graph_module)
     sig = ep.graph_signature
     param_of = dict(sig.inputs_to_parameters)
     param_of.update(sig.inputs_to_buffers)
@@ -348,6 +349,18 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         out_spec=ep.call_spec.out_spec,
         example_inputs=list(inputs),
     )
+
+
+def _drop_metadata_asserts(gm: torch.fx.GraphModule) -> None:
+    """Erase ``_assert_tensor_metadata`` nodes (export leaves one after each ``.to(dtype)``):
+    they check dtypes the capture already knows, and as readers of a kernel's intermediate
+    they made it an output of that kernel (a T5 RMSNorm's ``x.to(bfloat16)`` wrote two
+    extra full-size tensors nothing read)."""
+    for n in list(gm.graph.nodes):
+        if (n.op == "call_function" and n.target is aten._assert_tensor_metadata.default
+                and not n.users):
+            gm.graph.erase_node(n)
+    gm.recompile()
 
 
 @contextlib.contextmanager
