@@ -290,7 +290,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    if t is not None:")
     w.append("        block, warps = t['BLOCK'], t['num_warps']")
     # a tile of rows (the dims outside the innermost) by columns (the innermost dim)
-    w.append("    xb, yb = _kc_tile(numel, sizes[-1], block)")
+    w.append("    xb, yb = _kc_tile(numel, sizes[-1], block, t and t.get('XBLOCK'))")
     w.append("    grid = (triton.cdiv(sizes[-1], xb) * triton.cdiv(numel // sizes[-1], yb),)")
     w.append("    far = _kc_far(views)")
     w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")

@@ -487,14 +487,18 @@ def _kc_key(args, kwargs):
     return repr((norm(list(args)), norm(dict(kwargs))))
 
 
-def _kc_tile(numel, inner, block):
+def _kc_tile(numel, inner, block, columns=None):
     """(columns, rows) of a pointwise program's tile over a domain whose innermost dim has
     ``inner`` elements: the widest power-of-two column block up to ``block`` that wastes
     at most 15% of a row's lanes (a 3136-wide row takes 512: 7 blocks, 87.5% used), but
-    at least 64 wide (short rows keep whole cache lines per row); rows fill the rest."""
+    at least 64 wide (short rows keep whole cache lines per row); rows fill the rest.
+    ``columns``: a tuned column block (narrower tiles give each thread several rows, so a
+    value of the column alone is computed once for them)."""
     xb = min(block, 1 << max(0, inner - 1).bit_length())
+    if columns:
+        xb = min(xb, columns)
     floor = min(xb, 64)
-    while xb > floor and inner < 0.85 * (-(-inner // xb) * xb):
+    while not columns and xb > floor and inner < 0.85 * (-(-inner // xb) * xb):
         xb //= 2
     rows = numel // inner
     yb = max(1, min(block // xb, 1 << max(0, rows - 1).bit_length()))
