@@ -250,3 +250,53 @@ def test_computed_cat_pieces_are_computed_where_the_cat_is_read() -> None:
     plan = build_plan(capture(model, inputs).gm)
     rot_kernels = [g for g in plan.kernels if any(op_name(n.target) == "neg" for n in g.nodes)]
     assert len(rot_kernels) == 1 and any(op_name(n.target) == "add" for n in rot_kernels[0].nodes)
+
+
+class _Shuffle(nn.Module):
+    """Channel shuffle, then a per-channel affine, ReLU and (optionally) a full residual."""
+
+    def __init__(self, c: int, residual: bool = False):
+        super().__init__()
+        self.scale = nn.Parameter(torch.randn(c))
+        self.residual = residual
+
+    def forward(self, x, r):
+        n, c, h, w = x.shape
+        y = x.view(n, 4, c // 4, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+        y = torch.relu(y * self.scale.view(1, c, 1, 1) + 0.5)
+        return y + r if self.residual else y
+
+
+def test_ops_after_a_merged_view_of_a_clone_compute_on_its_shape() -> None:
+    from kernelcraft.rewrite import unmerge_views
+
+    x, r = torch.randn(2, 16, 3, 5), torch.randn(2, 16, 3, 5)
+    model = _Shuffle(16)
+    c = capture(model, [x, r])
+    assert unmerge_views(c.gm) == 3  # mul, add, relu
+    clone = next(n for n in c.gm.graph.nodes if n.op == "call_function"
+                 and op_name(n.target) == "clone")
+    relu = next(n for n in c.gm.graph.nodes if n.op == "call_function"
+                and op_name(n.target) == "relu")
+    assert relu.meta["val"].shape == clone.meta["val"].shape  # [n, c/4, 4, h, w]
+    torch.testing.assert_close(c.gm(*[p.detach() for p in model.parameters()], x, r)[0],
+                               model(x, r))
+    plan = build_plan(c.gm)
+    kinds = [g.kind for g in plan.groups if g.kind not in ("glue", "merged")]
+    assert kinds == ["pointwise"]  # the copy and the ops after it: one kernel
+
+
+def test_a_symbolic_full_operand_keeps_the_view() -> None:
+    """The residual has the symbolic batch: it cannot be viewed split statically, so the add
+    stays after the view (the ops before it still move)."""
+    from kernelcraft.rewrite import unmerge_views
+
+    x, r = torch.randn(2, 16, 3, 5), torch.randn(2, 16, 3, 5)
+    model = _Shuffle(16, residual=True)
+    c = capture(model, [x, r])
+    unmerge_views(c.gm)
+    add = [n for n in c.gm.graph.nodes if n.op == "call_function"
+           and op_name(n.target) == "add"][-1]
+    assert add.meta["val"].dim() == 4
+    torch.testing.assert_close(c.gm(*[p.detach() for p in model.parameters()], x, r)[0],
+                               model(x, r))

@@ -81,6 +81,9 @@ class FusionOptions:
     #: a cat's piece computed by a one-operand pointwise op (``-x2`` in rotate_half)
     #: computed where the cat is read, from the element's index (``rewrite.lift_cat_pieces``)
     lift_cat_pieces: bool = True
+    #: pointwise ops after a view merging the dims of a clone (``x.permute(..).contiguous()
+    #: .view(..)``) compute on the clone's shape (``rewrite.unmerge_views``): one kernel
+    unmerge_views: bool = True
 
 
 @dataclass
@@ -292,7 +295,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import eliminate_common
 
         eliminate_common(gm)
-    if opts.sink_views or opts.drop_expands:
+    if opts.sink_views or opts.drop_expands or opts.unmerge_views:
         keep: set[fx.Node] = set()  # what the attention template will claim stays as it is
         if opts.attention_template:
             from kernelcraft.attention_pattern import find_attention
@@ -302,6 +305,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             from kernelcraft.rewrite import sink_views
 
             sink_views(gm, keep)
+        if opts.unmerge_views:
+            from kernelcraft.rewrite import unmerge_views
+
+            unmerge_views(gm, keep)
         if opts.drop_expands:
             from kernelcraft.rewrite import drop_expands
 

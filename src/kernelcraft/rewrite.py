@@ -18,6 +18,14 @@ view only splits the matmul's leading dim (a Linear on a [B, S, K] input compute
 dims or has the full shape in memory order (viewed alike): the activation, scale or
 residual after a Linear becomes the matmul's epilogue instead of a second pass.
 
+``unmerge_views``: ``f(view(c), b)`` with ``f`` pointwise and ``c`` a ``clone`` (the copy
+``.contiguous()`` makes of a permuted tensor) becomes ``view(f(c, b'))`` when the view only
+merges runs of ``c``'s dims and every other operand is broadcast along a merged run or
+static (viewed split alike): channel shuffle's ``view(n, g, c/g, h, w).transpose(1, 2)
+.contiguous().view(n, c, h, w)`` followed by a per-channel affine and ReLU computes on the
+unmerged shape, so the copy and the ops after it are one kernel, not a copy written and
+read back.
+
 ``drop_expands``: ``f(expand(t), b)`` with ``f`` pointwise reads ``t`` itself where ``f``'s
 result keeps its shape: broadcasting gives the same values, and the planner sees the
 producer of ``t`` (``F.normalize`` divides by ``norm.expand_as(x)``: the divide joins the
@@ -300,6 +308,117 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
     if count:
         gm.recompile()
     return count
+
+
+def unmerge_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int:
+    """``f(view(c), b)`` -> ``view(f(c, b'))`` (see the module docstring) for ``c`` a
+    ``clone`` (or a value this pass moved) and ``f`` not in ``protected``; returns the number
+    of pointwise ops moved."""
+    from torch._guards import detect_fake_mode
+
+    graph = gm.graph
+    moved: set[fx.Node] = set()
+    count = 0
+    for n in list(graph.nodes):
+        if not (n.op == "call_function" and is_pointwise(n.target) and is_tensor_node(n)
+                and _simple_pointwise(n)) or n in (protected or ()):
+            continue
+        out = shape_key(val(n).shape)
+        views = [a for a in n.args if _merged_runs(a) is not None
+                 and (op_name(a.args[0].target) == "clone" or a.args[0] in moved)
+                 and shape_key(val(a).shape) == out]
+        if not views:
+            continue
+        v = views[0]
+        src, runs = v.args[0], _merged_runs(v)
+        sizes = shape_key(val(src).shape)
+        shapes = []  # per argument: the source itself, its new shape, or unchanged
+        for a in n.args:
+            if isinstance(a, fx.Node) and a is not v and a.op == "call_function" and (
+                    is_view(a.target) and a.args[0] is src and _merged_runs(a) == runs
+                    and shape_key(val(a).shape) == out):
+                shapes.append("source")
+            elif a is v:
+                shapes.append("source")
+            elif is_tensor_node(a):
+                shapes.append(_unmerged_shape(shape_key(val(a).shape), out, runs, sizes))
+                if shapes[-1] is None:
+                    break
+            else:
+                shapes.append("same")
+        if None in shapes or len(shapes) != len(n.args):
+            continue
+        insert = _inserter(graph, detect_fake_mode([val(src)]))
+        with graph.inserting_before(n):
+            args = []
+            for a, how in zip(n.args, shapes, strict=True):
+                if how == "source":
+                    args.append(src)
+                elif how == "same":
+                    args.append(a)
+                else:
+                    args.append(insert(torch.ops.aten.view.default, (a, how)))
+            f = insert(n.target, tuple(args), dict(n.kwargs))
+            back = insert(torch.ops.aten.view.default, (f, v.args[1]))
+        n.replace_all_uses_with(back)
+        graph.erase_node(n)
+        for a in dict.fromkeys(a for a in n.args if isinstance(a, fx.Node)):
+            if a.op == "call_function" and is_view(a.target) and not a.users:
+                graph.erase_node(a)
+        moved.add(f)
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
+def _merged_runs(v: Any) -> list[tuple[int, int]] | None:
+    """For a reshape that only merges runs of consecutive dims of its input (at least one
+    run of two or more: [N, C/g, g, H, W] -> [N, C, H, W]), each output dim's run ``[i, j)``
+    of input dims, else None. Merged dims must be static; a symbolic dim stays itself."""
+    if not (isinstance(v, fx.Node) and v.op == "call_function" and is_view(v.target)
+            and op_name(v.target) in _RESHAPES and is_tensor_node(v.args[0])):
+        return None
+    src, out = shape_key(val(v.args[0]).shape), shape_key(val(v).shape)
+    runs: list[tuple[int, int]] = []
+    i = 0
+    for o in out:
+        if i < len(src) and src[i] == o:
+            runs.append((i, i + 1))
+            i += 1
+            continue
+        if not o.isdigit():
+            return None
+        prod, j = 1, i
+        while j < len(src) and src[j].isdigit() and prod < int(o):
+            prod *= int(src[j])
+            j += 1
+        if prod != int(o) or j == i:
+            return None
+        runs.append((i, j))
+        i = j
+    if not runs or any(d != "1" for d in src[i:]):
+        return None
+    runs[-1] = (runs[-1][0], len(src))  # trailing size-1 dims join the last run
+    if all(j - i == 1 for i, j in runs):
+        return None
+    return runs
+
+
+def _unmerged_shape(s: tuple[str, ...], out: tuple[str, ...], runs: list[tuple[int, int]],
+                    sizes: tuple[str, ...]) -> list[int] | None:
+    """An operand of shape ``s`` (broadcast to ``out``) viewed over the unmerged dims: a
+    broadcast dim becomes ones, a full one its run's sizes (splitting a dim is a view
+    whatever its stride); None when a size is symbolic or the operand has more dims."""
+    if len(s) > len(out):
+        return None
+    padded = ("1",) * (len(out) - len(s)) + s
+    shape: list[str] = []
+    for d, (i, j) in zip(padded, runs, strict=True):
+        shape += ["1"] * (j - i) if d == "1" else ([d] if j - i == 1 else list(sizes[i:j]))
+    if not all(x.isdigit() for x in shape):
+        return None
+    return [int(x) for x in shape]
 
 
 def _inserter(graph: fx.Graph, mode: Any) -> Any:
