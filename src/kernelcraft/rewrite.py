@@ -360,9 +360,10 @@ def unmerge_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> 
                     args.append(insert(torch.ops.aten.view.default, (a, how)))
             f = insert(n.target, tuple(args), dict(n.kwargs))
             back = insert(torch.ops.aten.view.default, (f, v.args[1]))
+        read = list(dict.fromkeys(a for a in n.args if isinstance(a, fx.Node)))
         n.replace_all_uses_with(back)
-        graph.erase_node(n)
-        for a in dict.fromkeys(a for a in n.args if isinstance(a, fx.Node)):
+        graph.erase_node(n)  # (clears n.args)
+        for a in read:  # a view nothing reads any more: left, it would be a kernel output
             if a.op == "call_function" and is_view(a.target) and not a.users:
                 graph.erase_node(a)
         moved.add(f)
