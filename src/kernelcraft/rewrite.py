@@ -268,8 +268,7 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
     moved: set[fx.Node] = set()
     count = 0
     for n in list(graph.nodes):
-        if not (n.op == "call_function" and is_pointwise(n.target) and is_tensor_node(n)
-                and _simple_pointwise(n)) or n in (protected or ()):
+        if not _movable(n, protected):
             continue
         views = [a for a in n.args if _split_view(a) is not None
                  and (_linear(a.args[0]) or a.args[0] in moved)
@@ -298,11 +297,7 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
                     args.append(a)
             f = insert(n.target, tuple(args), dict(n.kwargs))
             back = insert(torch.ops.aten.view.default, (f, v.args[1]))
-        n.replace_all_uses_with(back)
-        graph.erase_node(n)
-        for a in dict.fromkeys(views):  # a view nothing reads any more
-            if not a.users:
-                graph.erase_node(a)
+        _replace_moved(n, back, views)
         moved.add(f)
         count += 1
     if count:
@@ -320,8 +315,7 @@ def unmerge_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> 
     moved: set[fx.Node] = set()
     count = 0
     for n in list(graph.nodes):
-        if not (n.op == "call_function" and is_pointwise(n.target) and is_tensor_node(n)
-                and _simple_pointwise(n)) or n in (protected or ()):
+        if not _movable(n, protected):
             continue
         out = shape_key(val(n).shape)
         views = [a for a in n.args if _merged_runs(a) is not None
@@ -360,17 +354,30 @@ def unmerge_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> 
                     args.append(insert(torch.ops.aten.view.default, (a, how)))
             f = insert(n.target, tuple(args), dict(n.kwargs))
             back = insert(torch.ops.aten.view.default, (f, v.args[1]))
-        read = list(dict.fromkeys(a for a in n.args if isinstance(a, fx.Node)))
-        n.replace_all_uses_with(back)
-        graph.erase_node(n)  # (clears n.args)
-        for a in read:  # a view nothing reads any more: left, it would be a kernel output
-            if a.op == "call_function" and is_view(a.target) and not a.users:
-                graph.erase_node(a)
+        _replace_moved(n, back, [a for a in n.args if isinstance(a, fx.Node)])
         moved.add(f)
         count += 1
     if count:
         gm.recompile()
     return count
+
+
+def _movable(n: fx.Node, protected: set[fx.Node] | None) -> bool:
+    """A pointwise op the view rewrites may move (not one an attention pattern claims)."""
+    return (n.op == "call_function" and is_pointwise(n.target) and is_tensor_node(n)
+            and _simple_pointwise(n) and n not in (protected or ()))
+
+
+def _replace_moved(n: fx.Node, back: fx.Node, read: list[fx.Node]) -> None:
+    """``n``'s readers read ``back`` (its moved computation viewed back); ``n`` and the views
+    in ``read`` (what it read) that nothing reads any more leave the graph: left unread, a
+    view would still be a value, and an output of the kernel computing its source."""
+    read = list(dict.fromkeys(read))  # before erase_node clears n.args
+    n.replace_all_uses_with(back)
+    n.graph.erase_node(n)
+    for a in read:
+        if a.op == "call_function" and is_view(a.target) and not a.users:
+            a.graph.erase_node(a)
 
 
 def _merged_runs(v: Any) -> list[tuple[int, int]] | None:
