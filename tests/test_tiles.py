@@ -131,3 +131,25 @@ def get_init_inputs(): return []
     assert reductions
     for cfg in reductions:
         assert cfg["ARG_TILE"] == (ARG_TILE if cfg["passes"] == 1 else 0), cfg
+
+
+def test_an_unused_stack_frame_is_not_a_spill(write, tmp_path):
+    """Triton 3.9's PTX for the arg-reduction chunk declares a one-byte local array it never
+    touches; ptxas reserves an 8-byte frame for it. Counted as a spill, it made the target
+    ranking replace the chunked config by a resident 8192-lane one (195 registers) in every
+    module made without the GPU. Only frames the SASS stores to or loads from count."""
+    src = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.argmin(x, dim=-1)
+
+def get_inputs(): return [torch.randn(256, 8192)]
+def get_init_inputs(): return []
+"""
+    gen = generate(write("argmin.py", src), GenerateOptions(
+        out_dir=tmp_path / "out", targets="sm_90", device="cpu", judge=False))
+    (b,) = [b for b in gen.builds if b["target"] == "sm_90"]
+    assert b["ok"] and b["spills"] == 0, b
+    assert not gen.ranked and "_KC_TUNED.update" not in gen.module_path.read_text()

@@ -51,10 +51,19 @@ def _resources_cuda(compiled: Any) -> dict[str, Any]:
         path.write_bytes(compiled.asm["cubin"])
         text = subprocess.run([str(cuobj), "--dump-resource-usage", str(path)],
                               capture_output=True, text=True, timeout=60).stdout
-    m = re.search(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)", text)
+        m = re.search(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)", text)
+        stack = int(m.group(2)) if m else 0
+        if stack:  # a frame no instruction touches is not a spill (see below)
+            sass = subprocess.run([str(cuobj), "-sass", str(path)], capture_output=True,
+                                  text=True, timeout=60).stdout
+            if "Function" in sass and not re.search(r"\b(STL|LDL)(\.|\s)", sass):
+                stack = 0
     if m:
         out["registers"] = int(m.group(1))
-        out["spills"] = int(m.group(4)) + int(m.group(2))  # local memory and stack bytes
+        # local memory, and the stack frame where the code stores to or loads from it
+        # (spilled registers): Triton's PTX can declare a one-byte local array it never
+        # uses, for which ptxas reserves an 8-byte frame that costs nothing
+        out["spills"] = int(m.group(4)) + stack
     return out
 
 
