@@ -727,13 +727,9 @@ def _copy_nodes(nodes: list[fx.Node], order: dict[fx.Node, Any]) -> dict[fx.Node
 
 
 def _drop_unused(nodes: list[fx.Node], group_of: dict[fx.Node, Group]) -> None:
-    """Erase the nodes among ``nodes`` that nothing reads any more (latest first); a
-    metadata assertion (``.float()`` leaves one) does not keep its tensor alive."""
+    """Erase the nodes among ``nodes`` that nothing reads any more (latest first; the
+    capture has dropped the metadata assertions that would keep them alive)."""
     for m in reversed(nodes):
-        for u in list(m.users):
-            if (u.op == "call_function" and op_name(u.target) == "_assert_tensor_metadata"
-                    and not u.users):
-                _erase(u, group_of)
         if not m.users:
             _erase(m, group_of)
 

@@ -318,29 +318,15 @@ def unmerge_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> 
         if not _movable(n, protected):
             continue
         out = shape_key(val(n).shape)
-        views = [a for a in n.args if _merged_runs(a) is not None
+        views = [(a, r) for a in n.args if (r := _merged_runs(a)) is not None
                  and (op_name(a.args[0].target) == "clone" or a.args[0] in moved)
                  and shape_key(val(a).shape) == out]
         if not views:
             continue
-        v = views[0]
-        src, runs = v.args[0], _merged_runs(v)
-        sizes = shape_key(val(src).shape)
-        shapes = []  # per argument: the source itself, its new shape, or unchanged
-        for a in n.args:
-            if isinstance(a, fx.Node) and a is not v and a.op == "call_function" and (
-                    is_view(a.target) and a.args[0] is src and _merged_runs(a) == runs
-                    and shape_key(val(a).shape) == out):
-                shapes.append("source")
-            elif a is v:
-                shapes.append("source")
-            elif is_tensor_node(a):
-                shapes.append(_unmerged_shape(shape_key(val(a).shape), out, runs, sizes))
-                if shapes[-1] is None:
-                    break
-            else:
-                shapes.append("same")
-        if None in shapes or len(shapes) != len(n.args):
+        v, runs = views[0]
+        src = v.args[0]
+        shapes = [_unmerged_arg(a, v, runs, out) for a in n.args]
+        if None in shapes:
             continue
         insert = _inserter(graph, detect_fake_mode([val(src)]))
         with graph.inserting_before(n):
@@ -411,6 +397,20 @@ def _merged_runs(v: Any) -> list[tuple[int, int]] | None:
     if all(j - i == 1 for i, j in runs):
         return None
     return runs
+
+
+def _unmerged_arg(a: Any, v: fx.Node, runs: list[tuple[int, int]], out: tuple[str, ...]
+                  ) -> str | list[int] | None:
+    """How argument ``a`` of an op reading view ``v`` reaches the unmerged shape: "source" (a
+    view like ``v`` of its source), its new shape (``_unmerged_shape``), or "same" (a
+    scalar); None when it cannot."""
+    src = v.args[0]
+    if a is v or (isinstance(a, fx.Node) and _merged_runs(a) == runs and a.args[0] is src
+                  and shape_key(val(a).shape) == out):
+        return "source"
+    if is_tensor_node(a):
+        return _unmerged_shape(shape_key(val(a).shape), out, runs, shape_key(val(src).shape))
+    return "same"
 
 
 def _unmerged_shape(s: tuple[str, ...], out: tuple[str, ...], runs: list[tuple[int, int]],
