@@ -84,6 +84,12 @@ class FusionOptions:
     #: pointwise ops after a view merging the dims of a clone (``x.permute(..).contiguous()
     #: .view(..)``) compute on the clone's shape (``rewrite.unmerge_views``): one kernel
     unmerge_views: bool = True
+    #: ``flip`` as a gather with computed reversed indices (``rewrite.flip_gathers``): it
+    #: joins the kernel that reads it instead of running as a copy in PyTorch
+    flip_gathers: bool = True
+    #: a gather of a gather on other dims as one gather (``rewrite.merge_gathers``:
+    #: ``torch.roll`` over two dims reads its source once, in the kernel that uses it)
+    merge_gathers: bool = True
 
 
 @dataclass
@@ -269,16 +275,36 @@ def _has_gather(g: Group) -> bool:
     return any(is_load(m) for m in g.nodes)
 
 
+def _reduction_gathers_ok(g: Group, domain: tuple[str, ...]) -> bool:
+    """Whether ``g``'s loads may join a reduction kernel over ``domain``: gathers only (no
+    cat or padding), each on the whole domain (read per element, like any full-context
+    value: the embedding rows a LayerNorm normalises, a rolled map), their sources and
+    index tensors outside ``g``."""
+    members = set(g.nodes)
+    for m in g.nodes:
+        if not is_load(m):
+            continue
+        shape = shape_key(val(m).shape)
+        if gather_dims(m) is None or not (shape == domain or broadcasts_to(shape, domain)):
+            return False
+        if any(a in members for a in m.all_input_nodes):
+            return False
+    return True
+
+
 def _gather_safe(groups: list[Group]) -> bool:
     """Whether these groups may become one kernel: a gather's (or cat's, or padding's)
     sources and index tensors stay outside it (the kernel reads them from memory), and only
-    pointwise kernels gather."""
+    pointwise kernels gather (reduction kernels: gathers on their domain)."""
     members = {m for g in groups for m in g.nodes}
     for g in groups:
         for m in g.nodes:
             if not is_load(m):
                 continue
-            if groups[0].kind != "pointwise":
+            if groups[0].kind == "reduction":
+                if not _reduction_gathers_ok(g, groups[0].domain):
+                    return False
+            elif groups[0].kind != "pointwise":
                 return False
             if any(a in members for a in m.all_input_nodes):
                 return False
@@ -295,6 +321,14 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import eliminate_common
 
         eliminate_common(gm)
+    if opts.flip_gathers:
+        from kernelcraft.rewrite import flip_gathers
+
+        flip_gathers(gm)
+    if opts.merge_gathers:
+        from kernelcraft.rewrite import merge_gathers
+
+        merge_gathers(gm)
     if opts.sink_views or opts.drop_expands or opts.unmerge_views:
         keep: set[fx.Node] = set()  # what the attention template will claim stays as it is
         if opts.attention_template:
@@ -413,7 +447,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 opts.fuse_reductions
                 and g is not None
                 and g.kind in ("pointwise", "reduction")
-                and not _has_gather(g)
+                and _reduction_gathers_ok(g, domain)
                 and g.domain == domain
                 and (g.kind == "pointwise" or g.rdims == rdims)
                 and shape_key(val(src).shape) == domain
@@ -587,16 +621,20 @@ def _absorb_broadcast_producers(n: fx.Node, g: Group, groups: list[Group],
     """A pointwise group on a smaller, broadcast shape (``~mask`` of a [B, 1, K] key
     padding mask, ``gamma.exp()`` of a [C, 1, 1] parameter) whose values only ``n`` reads is
     recomputed in n's group, its inputs read broadcast there: no launch, no buffer."""
-    if g.kind not in ("pointwise", "reduction") or _has_gather(g):
+    if g.kind not in ("pointwise", "reduction"):
         return
     shape = shape_key(val(n).shape)
     if g.kind == "pointwise" and shape != g.domain:
         return
     for a in n.all_input_nodes:
         h = group_of.get(a)
-        if (h is None or h is g or h.kind != "pointwise" or _has_gather(h)
+        if (h is None or h is g or h.kind != "pointwise"
                 or not broadcasts_to(h.domain, shape)):
             continue
+        if (_has_gather(g) or _has_gather(h)) and not (
+                g.kind == "pointwise" and _gather_safe([g, h])
+                or g.kind == "reduction" and _reduction_gathers_ok(h, g.domain)):
+            continue  # (a position embedding [1, S, D] added to token embeddings)
         members = set(h.nodes)
         if any(u not in members and u is not n for m in h.nodes for u in m.users):
             continue  # read elsewhere too (or returned): computed once, stored
@@ -680,18 +718,23 @@ def position_chain(t: fx.Node) -> list[fx.Node] | None:
 
 def _compute_positions(groups: list[Group], group_of: dict[fx.Node, Group],
                        order: dict[fx.Node, Any]) -> None:
-    """Position values a pointwise kernel reads (``position_chain``) move into it: the
+    """Position values a pointwise kernel reads (``position_chain``), and the index tensors
+    of a reduction kernel's gathers, move into it: the
     kernel computes them per element instead of loading them; their own small kernels,
     externs (``arange``) and buffers go. Chains may share nodes (bilinear upsampling's
     source row is an index and, minus its floor, a weight); a chain something else reads
     too is copied for the kernel (recomputing an arange costs nothing)."""
     for g in groups:
-        if g.kind != "pointwise":
+        if g.kind not in ("pointwise", "reduction"):
             continue
         members = set(g.nodes)
-        reads = [a for m in g.nodes if not piecewise_load(m)
-                 for a in (gather_indices(m) if gather_dims(m) is not None
-                           else m.all_input_nodes) if a not in members]
+        if g.kind == "pointwise":
+            reads = [a for m in g.nodes if not piecewise_load(m)
+                     for a in (gather_indices(m) if gather_dims(m) is not None
+                               else m.all_input_nodes) if a not in members]
+        else:  # a reduction kernel computes the index tensors of its gathers
+            reads = [a for m in g.nodes if gather_dims(m) is not None
+                     for a in gather_indices(m) if a not in members]
         chains = {t: c for t in dict.fromkeys(reads) if (c := position_chain(t)) is not None}
         if not chains:
             continue
@@ -875,7 +918,8 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
         if (g.kind == "pointwise" and g.domain == home.domain
                 and all(g.id not in m.deps and m.id not in g.deps for m in merged)
                 and _gather_safe([*merged, g])
-                and (home.kind == "pointwise" or not (g.positions or _has_gather(g)))):
+                and (home.kind in ("pointwise", "reduction")
+                     or not (g.positions or _has_gather(g)))):
             merged.append(g)
     for a in n.all_input_nodes:
         h = group_of.get(a)

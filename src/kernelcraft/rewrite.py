@@ -555,3 +555,127 @@ def _liftable(p: Any) -> bool:
     return (len(tensors) == 1 and is_tensor_node(tensors[0])
             and shape_key(val(tensors[0]).shape) == shape_key(val(p).shape)
             and val(tensors[0]).dtype == val(p).dtype)
+
+
+def flip_gathers(gm: fx.GraphModule) -> int:
+    """``flip(x, dims)`` -> ``x[..., n - 1 - arange(n), ...]`` (one ``aten.index`` per run of
+    adjacent flipped dims), except next to a scan, whose template reverses its own indexing;
+    returns the number of flips rewritten."""
+    from torch._guards import detect_fake_mode
+
+    from kernelcraft.plan import _GATHER_DTYPES
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if not (n.op == "call_function" and op_name(n.target) == "flip"
+                and is_tensor_node(n.args[0]) and val(n).dtype in _GATHER_DTYPES
+                and val(n).dim() > 0 and not _near_scan(n)):
+            continue
+        x = n.args[0]
+        rank = val(x).dim()
+        dims = sorted({int(d) % rank for d in (n.args[1] if len(n.args) > 1
+                                                else n.kwargs["dims"])})
+        runs: list[list[int]] = []
+        for d in dims:
+            if runs and runs[-1][-1] == d - 1:
+                runs[-1].append(d)
+            else:
+                runs.append([d])
+        insert = _inserter(graph, detect_fake_mode([val(x)]))
+        out = x
+        with graph.inserting_before(n):
+            for run in runs:
+                index: list[Any] = [None] * run[0]
+                for k, d in enumerate(run):
+                    size = val(x).shape[d]
+                    last: Any = (size - 1 if isinstance(size, int) else
+                                 insert(operator.sub, (insert(torch.ops.aten.sym_size.int,
+                                                              (x, d)), 1)))
+                    t = insert(torch.ops.aten.arange.start_step, (last, -1, -1),
+                               {"dtype": torch.int64, "device": val(x).device})
+                    for _ in range(len(run) - 1 - k):  # broadcast over the run's later dims
+                        t = insert(torch.ops.aten.unsqueeze.default, (t, -1))
+                    index.append(t)
+                out = insert(torch.ops.aten.index.Tensor, (out, index))
+        n.replace_all_uses_with(out)
+        graph.erase_node(n)
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
+def _near_scan(n: fx.Node) -> bool:
+    """Whether a flip feeds a scan, or reads one through pointwise ops (the scan template's
+    own output flip)."""
+    from kernelcraft.codegen.scan import SCANS
+
+    if any(op_name(u.target) in SCANS for u in n.users if u.op == "call_function"):
+        return True
+    todo, seen = list(n.all_input_nodes), set()
+    while todo:
+        m = todo.pop()
+        if m in seen or m.op != "call_function":
+            continue
+        seen.add(m)
+        if op_name(m.target) in SCANS:
+            return True
+        if is_pointwise(m.target):
+            todo += m.all_input_nodes
+    return False
+
+
+def merge_gathers(gm: fx.GraphModule) -> int:
+    """``index(index(x, I), J)`` -> ``index(x, I + J)`` when both index adjacent dims, one
+    index tensor dim per indexed dim, the two sets disjoint and together adjacent (a
+    ``torch.roll`` over two dims): one gather reads the source, nothing gathered twice;
+    returns the number of merges."""
+    from torch._guards import detect_fake_mode
+
+    from kernelcraft.plan import gather_dims, gather_indices
+
+    graph = gm.graph
+    count = 0
+    for o in list(graph.nodes):
+        if not (o.op == "call_function" and op_name(o.target) == "index"):
+            continue
+        i = o.args[0]
+        if not (isinstance(i, fx.Node) and i.op == "call_function"
+                and op_name(i.target) == "index"):
+            continue
+        p1, p2 = gather_dims(i), gather_dims(o)
+        if p1 is None or p2 is None or set(p1) & set(p2):
+            continue
+        dims = sorted(p1 + p2)
+        if dims != list(range(dims[0], dims[-1] + 1)):
+            continue
+        if any(val(t).dim() > len(p) for t, p in [(t, p1) for t in gather_indices(i)]
+               + [(t, p2) for t in gather_indices(o)]):
+            continue  # an index of more dims than it indexes: the dims would not map 1:1
+        insert = _inserter(graph, detect_fake_mode([val(o)]))
+        with graph.inserting_before(o):
+            index: list[Any] = [None] * dims[0]
+            for d in dims:
+                own, p = (i, p1) if d in p1 else (o, p2)
+                t = gather_indices(own)[p.index(d)]
+                # the index over its gather's dims, then a size-1 dim for each other one
+                for _ in range(len(p) - val(t).dim()):
+                    t = insert(torch.ops.aten.unsqueeze.default, (t, 0))
+                for pos, e in enumerate(dims):
+                    if e not in p:
+                        t = insert(torch.ops.aten.unsqueeze.default, (t, pos))
+                index.append(t)
+            merged = insert(torch.ops.aten.index.Tensor, (i.args[0], index))
+        if shape_key(val(merged).shape) != shape_key(val(o).shape):
+            graph.erase_node(merged)  # (never expected) leave the two gathers as they were
+            continue
+        o.replace_all_uses_with(merged)
+        graph.erase_node(o)
+        if not i.users:
+            graph.erase_node(i)
+        count += 1
+    if count:
+        graph.eliminate_dead_code()
+        gm.recompile()
+    return count

@@ -110,13 +110,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     arg = dict(zip(tensors + index_only + sources, in_names + ix_names + src_names,
                    strict=True))
     g_names = [f"gx{i}" for i in range(len(gathers))]  # one strided view per gather
-    # one view (and one load) per distinct index view: bilinear upsampling's four gathers
-    # share two row and two column index tensors
-    canon: dict[tuple[int, int], str] = {}
-    seen: dict[tuple[Any, ...], str] = {}
-    for i, n in enumerate(gathers):
-        for k in range(len(gather_dims(n))):
-            canon[(i, k)] = seen.setdefault(_index_view_key(n, k), f"gi{i}k{k}")
+    canon = gather_canon(gathers)
     gi_names = list(dict.fromkeys(canon.values()))
     # computed index views: no pointer, only the strides that give the position
     vgi = {canon[(i, k)]: t for i, n in enumerate(gathers)
@@ -170,7 +164,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         env[a] = nm
     for nm, t in zip(vp_names, velem, strict=True):
         body += _position_offset_lines(nm, R)
-        lines, env[t] = _position_lines(positions[t], f"{nm}_off", nm, env)
+        lines, env[t] = position_lines(positions[t], f"{nm}_off", nm, env)
         body += lines
     loaded: set[str] = set()
     for n in regular:
@@ -185,7 +179,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                     loaded.add(gi)
                     if gi in vgi:  # computed from the element's position, not loaded
                         body += _position_offset_lines(gi, R)
-                        lines, value = _position_lines(positions[vgi[gi]], f"{gi}_off", gi,
+                        lines, value = position_lines(positions[vgi[gi]], f"{gi}_off", gi,
                                                        env)
                         body += lines
                     else:
@@ -226,22 +220,15 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append(f"    dev = {dev_src}")
     sc_of = dict(zip(scalars, sc_names, strict=True))
     for k, t in enumerate(positions):  # stand-ins: the position values' shapes, no memory
-        w.append(f"    vs{k} = {_stand_in(t, positions[t], sc_of)}")
+        w.append(f"    vs{k} = {stand_in(t, positions[t], sc_of)}")
         arg[t] = f"vs{k}"
     shapes = [n + ".shape" for n in in_names] + [arg[t] + ".shape" for t in velem]
     pextra: list[str] = []
     for i, n in enumerate(pieces):
         w += _piece_wrapper(n, i, [pc_arg[t] for t in piece_src[i]])
         shapes.append(f"pshape{i}")
-    for i, n in enumerate(gathers):  # the gather's own shape: source dims around the indices'
-        first, k = gather_dims(n)[0], len(gather_dims(n))
-        idx = [arg[t] for t in gather_indices(n)]
-        src = arg[n.args[0]]
-        if op_name(n.target) == "gather":  # aten.gather: the index tensor's shape
-            w.append(f"    gs{i} = gb{i} = {idx[0]}.shape")
-        else:
-            w.append(f"    gb{i} = _kc_broadcast({', '.join(t + '.shape' for t in idx)})")
-            w.append(f"    gs{i} = {src}.shape[:{first}] + gb{i} + {src}.shape[{first + k}:]")
+    for i, n in enumerate(gathers):
+        w += gather_shape_lines(i, n, arg)
         shapes.append(f"gs{i}")
     w.append(f"    {domain_arg} = _kc_broadcast({', '.join(shapes)})")
     for nm in out_names:  # the outputs' strides (allocated contiguous by the wrapper)
@@ -251,25 +238,12 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     gextra, gi_views = [], []
     gi_raw: dict[str, str] = {}  # index view -> the tensor it views (the same pointer)
     for i, n in enumerate(gathers):
-        first, k = gather_dims(n)[0], len(gather_dims(n))
-        src = arg[n.args[0]]
-        gextra += [f"*{src}.shape[{first}:{first + k}]", f"*{src}.stride()[{first}:{first + k}]"]
-        if op_name(n.target) == "gather":
-            views.append(f"_kc_gather_view({src}, {first}, 1, gs{i}, {domain_arg}, True)")
-            if canon[(i, 0)] == f"gi{i}k0":
-                w.append(f"    gi{i}k0 = {arg[n.args[2]]}.expand({domain_arg})")
-                gi_views.append(f"gi{i}k0")
-                gi_raw[f"gi{i}k0"] = arg[n.args[2]]
-            continue
-        views.append(f"_kc_gather_view({src}, {first}, {k}, gs{i}, {domain_arg})")
-        trail = f"(1,) * ({src}.dim() - {first + k})"
-        for j, t in enumerate(gather_indices(n)):
-            if canon[(i, j)] != f"gi{i}k{j}":
-                continue  # the same view as an earlier gather's
-            w.append(f"    gi{i}k{j} = {arg[t]}.expand(gb{i}).reshape(tuple(gb{i}) + {trail})"
-                     f".expand({domain_arg})")
-            gi_views.append(f"gi{i}k{j}")
-            gi_raw[f"gi{i}k{j}"] = arg[t]
+        gextra += gather_ints(n, arg)
+        view, lines, raw = gather_view_lines(i, n, arg, domain_arg, canon)
+        views.append(view)
+        w += lines
+        gi_views += list(raw)
+        gi_raw.update(raw)
     pviews = []
     for i, srcs in enumerate(piece_src):  # each source over the domain, its own strides
         for t in srcs:
@@ -366,8 +340,8 @@ def _arange_args(n: fx.Node) -> tuple[Any, Any, Any]:
     return a[0], a[1], a[2] if len(a) > 2 else 1
 
 
-def _position_lines(chain: list[fx.Node], pos: str, tag: str,
-                    env: dict[fx.Node, str]) -> tuple[list[str], str]:
+def position_lines(chain: list[fx.Node], pos: str, tag: str, env: dict[fx.Node, str],
+                    ind: str = "    ") -> tuple[list[str], str]:
     """Kernel lines evaluating a position chain at element ``pos`` of its 1-D shape (every
     node's value there depends on ``pos`` alone); its variables carry ``tag`` so that two
     uses at different positions do not collide. Returns the lines and the value's name."""
@@ -381,14 +355,14 @@ def _position_lines(chain: list[fx.Node], pos: str, tag: str,
         if is_arange(m):
             start, _, step = (operand_expr(x, local) for x in _arange_args(m))
             dt = compute_dtype(m)
-            lines.append(f"    {name} = ({start} + {step} * {pos}.to({dt})).to({dt})")
+            lines.append(f"{ind}{name} = ({start} + {step} * {pos}.to({dt})).to({dt})")
         else:
-            lines.append(f"    {name} = " + lower_pointwise(m, local).split(" = ", 1)[1])
+            lines.append(f"{ind}{name} = " + lower_pointwise(m, local).split(" = ", 1)[1])
         local[m] = name
     return lines, local[chain[-1]]
 
 
-def _stand_in(t: fx.Node, chain: list[fx.Node], sc_of: dict[fx.Node, str]) -> str:
+def stand_in(t: fx.Node, chain: list[fx.Node], sc_of: dict[fx.Node, str]) -> str:
     """Wrapper expression of a meta tensor shaped like position value ``t``: its length
     (the arange's, computed as PyTorch does) on its one non-1 dim, contiguous."""
     root = next(m for m in chain if is_arange(m))
@@ -396,6 +370,62 @@ def _stand_in(t: fx.Node, chain: list[fx.Node], sc_of: dict[fx.Node, str]) -> st
     length = f"_kc_arange_len({', '.join(args)})"
     dims = [length if s != "1" else "1" for s in shape_key(val(t).shape)]
     return f"torch.empty(({', '.join(dims)}{',' if len(dims) == 1 else ''}), device='meta')"
+
+
+def gather_shape_lines(i: int, n: fx.Node, arg: dict[fx.Node, str]) -> list[str]:
+    """Wrapper lines of gather ``i``'s shape ``gs{i}`` (the source's dims around the
+    indices' broadcast shape ``gb{i}``; ``aten.gather``: the index tensor's shape)."""
+    first, k = gather_dims(n)[0], len(gather_dims(n))
+    idx = [arg[t] for t in gather_indices(n)]
+    src = arg[n.args[0]]
+    if op_name(n.target) == "gather":
+        return [f"    gs{i} = gb{i} = {idx[0]}.shape"]
+    return [f"    gb{i} = _kc_broadcast({', '.join(t + '.shape' for t in idx)})",
+            f"    gs{i} = {src}.shape[:{first}] + gb{i} + {src}.shape[{first + k}:]"]
+
+
+def gather_ints(n: fx.Node, arg: dict[fx.Node, str]) -> list[str]:
+    """The launch's integers of a gather: its source's sizes, then strides, on the gathered
+    dims (an index wraps below 0 by the size and moves by the stride)."""
+    first, k = gather_dims(n)[0], len(gather_dims(n))
+    src = arg[n.args[0]]
+    return [f"*{src}.shape[{first}:{first + k}]", f"*{src}.stride()[{first}:{first + k}]"]
+
+
+def gather_view_lines(i: int, n: fx.Node, arg: dict[fx.Node, str], domain: str,
+                      canon: dict[tuple[int, int], str]) -> tuple[str, list[str], dict[str, str]]:
+    """Gather ``i`` over the domain: the expression of its source's view (stride 0 on the
+    gathered dims), the wrapper lines defining the views of its index tensors that no
+    earlier gather defined (``canon``), and each such view's tensor (its pointer)."""
+    first, k = gather_dims(n)[0], len(gather_dims(n))
+    src = arg[n.args[0]]
+    lines: list[str] = []
+    raw: dict[str, str] = {}
+    if op_name(n.target) == "gather":
+        if canon[(i, 0)] == f"gi{i}k0":
+            lines.append(f"    gi{i}k0 = {arg[n.args[2]]}.expand({domain})")
+            raw[f"gi{i}k0"] = arg[n.args[2]]
+        return f"_kc_gather_view({src}, {first}, 1, gs{i}, {domain}, True)", lines, raw
+    trail = f"(1,) * ({src}.dim() - {first + k})"
+    for j, t in enumerate(gather_indices(n)):
+        if canon[(i, j)] != f"gi{i}k{j}":
+            continue  # the same view as an earlier gather's
+        lines.append(f"    gi{i}k{j} = {arg[t]}.expand(gb{i}).reshape(tuple(gb{i}) + {trail})"
+                     f".expand({domain})")
+        raw[f"gi{i}k{j}"] = arg[t]
+    return f"_kc_gather_view({src}, {first}, {k}, gs{i}, {domain})", lines, raw
+
+
+def gather_canon(gathers: list[fx.Node]) -> dict[tuple[int, int], str]:
+    """One index view (and one load) per distinct view of an index tensor over the domain:
+    (gather, index) -> its view's name (bilinear upsampling's four gathers share two row
+    and two column index tensors)."""
+    canon: dict[tuple[int, int], str] = {}
+    seen: dict[tuple[Any, ...], str] = {}
+    for i, n in enumerate(gathers):
+        for k in range(len(gather_dims(n))):
+            canon[(i, k)] = seen.setdefault(_index_view_key(n, k), f"gi{i}k{k}")
+    return canon
 
 
 def _index_view_key(n: fx.Node, k: int) -> tuple[Any, ...]:

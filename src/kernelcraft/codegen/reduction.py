@@ -50,12 +50,23 @@ from kernelcraft.codegen.common import (
     tl_dtype,
 )
 from kernelcraft.codegen.ops import REDUCTIONS, op_name
+from kernelcraft.codegen.pointwise import (
+    gather_canon,
+    gather_ints,
+    gather_shape_lines,
+    gather_view_lines,
+    position_lines,
+    stand_in,
+)
 from kernelcraft.plan import (
     Group,
     broadcasts_to,
+    gather_dims,
+    gather_indices,
     hint,
     inline_constant,
     is_tensor_node,
+    piecewise_load,
     reduction_dims,
     shape_key,
     val,
@@ -131,8 +142,14 @@ def _analyse(g: Group) -> _Analysis:
     drop = tuple(s for i, s in enumerate(dom) if i not in rd)
     leading = tuple(rd) == tuple(range(len(rd)))  # drop form broadcasts like keep form
     members = set(g.nodes)
+    pos_nodes = {m for chain in g.positions.values() for m in chain}
     an = _Analysis()
     for n in g.nodes:
+        if n in pos_nodes:  # a gather's index, computed from the element's position
+            an.ctx[n] = "pos"
+            continue
+        if piecewise_load(n):
+            _fail(f"{n.name}: a cat or padding in a reduction kernel")
         name = op_name(n.target)
         if not isinstance(val(n), torch.Tensor):
             _fail(f"{n.name}: non-tensor member")
@@ -170,9 +187,17 @@ def _analyse(g: Group) -> _Analysis:
             _fail(f"{n.name}: shape {s} is neither the domain nor a kept shape")
         full = an.ctx[n] == "full"
         level = 1 if full else 0
+        if gather_dims(n) is not None and not full:
+            _fail(f"{n.name}: a gather off the reduction's domain")
         for a in n.all_input_nodes:
             if a not in members:
                 continue
+            if a in pos_nodes:
+                if gather_dims(n) is None:
+                    _fail(f"{n.name}: reads a position value elementwise")
+                continue
+            if gather_dims(n) is not None:
+                _fail(f"{n.name}: gathers from (or by) a value of its own kernel")
             actx = an.ctx[a]
             if actx == "full":
                 if not full:
@@ -330,6 +355,15 @@ class _Gen:
         # host, and a softmax over a 2-D input passed 38 integers where 8 do
         self.kr = max(1, min(MAX_RANK, len(g.domain) - len(set(g.rdims))))
         self.rr = max(1, min(MAX_RANK, len(set(g.rdims))))
+        # gathers on the domain: a view of the source with stride 0 on the gathered dims,
+        # plus index * stride per gathered dim; index tensors loaded (or computed from their
+        # positions) once per row where they do not vary along the reduced dims (``*_RV``)
+        self.pos_nodes = {m for chain in g.positions.values() for m in chain}
+        self.gathers = [n for n in g.nodes
+                        if gather_dims(n) is not None and n not in self.pos_nodes]
+        self.canon = gather_canon(self.gathers)
+        self.gi_node = {self.canon[(i, k)]: t for i, n in enumerate(self.gathers)
+                        for k, t in enumerate(gather_indices(n))}
         self._operands()
 
     # ------------------------------------------------------------------ operands
@@ -339,10 +373,10 @@ class _Gen:
         needed: set[fx.Node] = set()  # member nodes computed somewhere
         for p in range(1, an.npasses + 1):
             needed |= set(an.pass_nodes[p])
-        needed |= {n for n in self.g.nodes if an.ctx[n] != "full"}
+        needed |= {n for n in self.g.nodes if an.ctx[n] not in ("full", "pos")}
         uses: dict[fx.Node, set[str]] = {a: set() for a in self.tensors}
         for n in self.g.nodes:
-            if n not in needed:
+            if n not in needed or n in self.gathers:  # (a gather reads through its views)
                 continue
             if n in an.reds:
                 if an.source(n) not in members:
@@ -352,9 +386,9 @@ class _Gen:
                 if a in uses:
                     uses[a].add(an.ctx[n])
         self.full_ins = [a for a in self.tensors if "full" in uses[a]]
-        if not self.full_ins:
+        if not self.full_ins and not self.gathers:
             _fail("no full-context tensor input to derive the domain from")
-        _check_domain(self.g.domain, self.full_ins)
+        _check_domain(self.g.domain, self.full_ins + self.gathers)
         self.full_ops: list[_Op] = []
         self.red_ops: list[_Op] = []
         self.op_of: dict[tuple[fx.Node, str], _Op] = {}
@@ -364,6 +398,11 @@ class _Gen:
                               ("drop", f"_kc_unsqueeze_dims({nm}.expand(drop), rdims)")):
                 if ctx in uses[a]:
                     self._add_op(_Op(f"{nm}{ctx[0]}", nm, ctx, view), (a, ctx))
+        for i, n in enumerate(self.gathers):  # sources first: they pick the layout
+            self._add_op(_Op(f"gx{i}", self.in_name[n.args[0]], "full", f"gxv{i}"), (n, "gx"))
+        for nm, t in self.gi_node.items():
+            ptr = "" if t in self.g.positions else self.in_name[t]
+            self._add_op(_Op(nm, ptr, "full", nm), (t, nm))
         for o in self.outs:
             nm = self.out_name[o]
             ctx = an.ctx[o]
@@ -435,7 +474,7 @@ class _Gen:
         consts: dict[str, Any] = {
             "KDIM": 1, "RDIM": 1, "BLOCK_K": int(at.get("BLOCK_K", 1)),
             "BLOCK_R": int(at.get("BLOCK_R", 1024)), "ONE_CHUNK": bool(at.get("one_chunk")),
-            "ALIGNED": False,
+            "ALIGNED": False, **{f"{nm}_RV": False for nm in self.gi_node},
         }
         if self.split:
             consts.update(PARTIAL=int(at.get("split", 1)) > 1, BLOCK_S=1)
@@ -459,10 +498,13 @@ class _Gen:
             params += [f"{op.name}_ks{d}" for d in range(kr)]
         for op in self.full_ops:
             params += [f"{op.name}_rs{d}" for d in range(rr)]
+        for i, n in enumerate(self.gathers):
+            params += [f"gx{i}_{x}{k}" for x in "ns" for k in range(len(gather_dims(n)))]
         if split:
             params += ["SPLIT", "RCHUNK"]
         params += ["KDIM: tl.constexpr", "RDIM: tl.constexpr", "BLOCK_K: tl.constexpr",
                    "BLOCK_R: tl.constexpr", "ONE_CHUNK: tl.constexpr", "ALIGNED: tl.constexpr"]
+        params += [f"{nm}_RV: tl.constexpr" for nm in self.gi_node]
         if split:
             params += ["PARTIAL: tl.constexpr", "BLOCK_S: tl.constexpr"]
         return params
@@ -568,7 +610,7 @@ class _Gen:
         if pair is not None and pair.mode == "softmax" and pair.shift not in self.red_val:
             chain = _ancestors(pair.shift, self.members) | {pair.shift}
             for n in self.g.nodes:  # the shift's reduced-context ancestors, in order
-                if n in self.early or n in self.an.reds or self.an.ctx[n] == "full":
+                if n in self.early or n in self.an.reds or self.an.ctx[n] in ("full", "pos"):
                     continue
                 if n in chain:
                     v = f"v_{n.name}"
@@ -581,7 +623,7 @@ class _Gen:
         """Reduced-context nodes computable once pass ``level`` is done, and their stores."""
         an, lines = self.an, []
         for n in self.g.nodes:
-            if (an.ctx[n] == "full" or n in an.reds or an.ready[n] != level
+            if (an.ctx[n] in ("full", "pos") or n in an.reds or an.ready[n] != level
                     or n in self.early):
                 continue
             v = f"v_{n.name}"
@@ -606,6 +648,7 @@ class _Gen:
         split = self.split or bool(only)
         self.bounds = ("r_lo", "r_hi") if split else ("0", "R")  # a looped pass's R range
         lines += self._earlier_passes(only, ind)
+        lines += self._row_indices(ind)
         vals: dict[fx.Node, str] = {}  # full values kept across passes (one chunk only)
         loaded: set[str] = set()
         inner = ind if one else ind + "    "
@@ -635,6 +678,8 @@ class _Gen:
                 lines += self._chunk_index(sfx, f"r0{sfx}", inner)
             ins: list[fx.Node] = []
             for n in nodes:
+                if n in self.gathers:
+                    continue  # its source and indices are read through its own views
                 ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
             ins += [an.source(r) for r in reds
                     if an.source(r) in self.in_name and an.source(r) not in ins]
@@ -650,7 +695,10 @@ class _Gen:
                              f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
             for n in nodes:
                 v = f"v_{n.name}{sfx}"
-                lines.append(f"{inner}{v} = {self._lower(n, 'full', vals, sfx)}")
+                if n in self.gathers:
+                    lines += self._gather(n, v, sfx, inner, loaded)
+                else:
+                    lines.append(f"{inner}{v} = {self._lower(n, 'full', vals, sfx)}")
                 vals[n] = v
             # an online sum reads its partner's running maximum before that is updated
             done: set[fx.Node] = set()
@@ -700,6 +748,53 @@ class _Gen:
             lines += self._reduced_after(p, tail)
         return lines
 
+    def _index_value(self, nm: str, at: str, tag: str, mask: str, ind: str) -> list[str]:
+        """``giv_{tag} = `` index view ``nm``'s values at offsets ``at`` (int64): loaded,
+        or computed from the position (the offset into its contiguous stand-in)."""
+        t = self.gi_node[nm]
+        if t in self.g.positions:
+            lines = [f"{ind}gp_{tag} = {at}"]
+            more, value = position_lines(self.g.positions[t], f"gp_{tag}", tag,
+                                         dict(self.sc_name), ind)
+            lines += more
+        else:
+            lines, value = [], f"tl.load({self.op_of[(t, nm)].ptr} + {at}, mask={mask}, other=0)"
+        return lines + [f"{ind}giv_{tag} = {value}.to(tl.int64)"]
+
+    def _row_indices(self, ind: str) -> list[str]:
+        """Index views constant along the reduced dims: once per row, before the passes."""
+        lines: list[str] = []
+        for nm in self.gi_node:
+            lines.append(f"{ind}if not {nm}_RV:")
+            lines += self._index_value(nm, f"koff_{nm}", nm, "rmask", ind + "    ")
+        return lines
+
+    def _roff(self, name: str, sfx: str, ind: str) -> list[str]:
+        return _offsets(f"roff_{name}{sfx}", f"rj{sfx}_", f"{name}_rs", "RDIM",
+                        f"(cols{sfx} * 0).to(tl.int64)", ind, ".to(tl.int64)", self.rr)
+
+    def _gather(self, n: fx.Node, v: str, sfx: str, ind: str, loaded: set[str]) -> list[str]:
+        """Lines loading gather ``n``'s values of this chunk into ``v``."""
+        i = self.gathers.index(n)
+        lines: list[str] = []
+        off = f"koff_gx{i} + roff_gx{i}{sfx}"
+        for k in range(len(gather_dims(n))):
+            nm = self.canon[(i, k)]
+            if f"gi:{nm}" not in loaded:
+                loaded.add(f"gi:{nm}")
+                lines += self._roff(nm, sfx, ind)
+                lines.append(f"{ind}if {nm}_RV:")
+                lines += self._index_value(nm, f"koff_{nm} + roff_{nm}{sfx}", nm + sfx,
+                                           f"mask{sfx}", ind + "    ")
+                lines += [f"{ind}else:", f"{ind}    giv_{nm}{sfx} = giv_{nm}"]
+            ix = f"giv_{nm}{sfx}"
+            lines.append(f"{ind}ix_{n.name}{k}{sfx} = tl.where({ix} < 0, {ix} + gx{i}_n{k}, {ix})")
+            off += f" + ix_{n.name}{k}{sfx} * gx{i}_s{k}"
+        lines += self._roff(f"gx{i}", sfx, ind)
+        lines.append(f"{ind}{v} = tl.load({self.op_of[(n, 'gx')].ptr} + ({off}), "
+                     f"mask=mask{sfx}, other=0)")
+        return lines
+
     def _chunk_index(self, sfx: str, start: str, ind: str) -> list[str]:
         """Chunk positions and their per-dim indices. ``ALIGNED`` (the innermost reduced
         extent a multiple of BLOCK_R): a chunk lies in one innermost run, so only its start
@@ -733,6 +828,9 @@ class _Gen:
         kargs += [self.sc_name[a] for a in self.scalars]
         ints = "[K, R, *ksz, *rsz, *[s for st in kst for s in st], *[s for st in rst for s in st]"
         common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br, ALIGNED=aligned"
+        if self.gathers:
+            ints += ", *gx"
+            common += ", **rv"
         w = [f"def {self.wname}_plan({args}):", *self._preamble("'meta'")]
         w.append(f"    shapes = [{', '.join(self._out_shape(o) for o in self.outs)}]")
         w.append("    if K == 0:\n        return shapes, None, None, None")
@@ -763,7 +861,7 @@ class _Gen:
                  "*ints, **kw)")
         w.append(f"    return {ret}")
         cached = ("shape, keep, drop, K, R, ints0, kdim, rdim, bk, br, warps, aligned, split, "
-                  "rchunk")
+                  "rchunk" + (", rv" if self.gathers else ""))
         w += ["", "", f"def {self.wname}_whole_plan({args}):", *self._preamble("'meta'"),
               f"    ints0 = {ints}]",
               "    if K == 0:",
@@ -819,9 +917,16 @@ class _Gen:
         the row config."""
         pol = _group_policy(self.an)
         in_name, out_name = self.in_name, self.out_name
-        shapes = ", ".join(in_name[a] + ".shape" for a in self.full_ins)
-        w = [f"    dev = {in_name[self.tensors[0]]}.device",
-             f"    shape = _kc_row_domain([{shapes}], {len(self.g.domain)})",
+        shapes = ", ".join([in_name[a] + ".shape" for a in self.full_ins]
+                           + [f"gs{i}" for i in range(len(self.gathers))])
+        arg = dict(in_name)
+        w = [f"    dev = {in_name[self.tensors[0]]}.device"]
+        for k, t in enumerate(self.g.positions):  # stand-ins: the index values' shapes
+            w.append(f"    vs{k} = {stand_in(t, self.g.positions[t], self.sc_name)}")
+            arg[t] = f"vs{k}"
+        for i, n in enumerate(self.gathers):
+            w += gather_shape_lines(i, n, arg)
+        w += [f"    shape = _kc_row_domain([{shapes}], {len(self.g.domain)})",
              f"    rdims = {tuple(self.g.rdims)!r}",
              "    keep = [1 if d in rdims else s for d, s in enumerate(shape)]",
              "    drop = [s for d, s in enumerate(shape) if d not in rdims]",
@@ -830,6 +935,13 @@ class _Gen:
         for o in self.outs:
             w.append(f"    {out_name[o]} = torch.empty({self._out_shape(o)}, "
                      f"device={out_device}, dtype={val(o).dtype})")
+        gx: list[str] = []
+        for i, n in enumerate(self.gathers):
+            view, lines, _ = gather_view_lines(i, n, arg, "shape", self.canon)
+            w += [f"    gxv{i} = {view}", *lines]
+            gx += gather_ints(n, arg)
+        if self.gathers:
+            w.append(f"    gx = [{', '.join(gx)}]")
         w.append(f"    fviews = [{', '.join(op.view for op in self.full_ops)}]")
         w.append(f"    rviews = [{', '.join(op.view for op in self.red_ops)}]")
         w.append("    ksz, kst, kdim, rsz, rst, rdim = _kc_split_coalesce(shape, rdims, fviews, "
@@ -840,6 +952,10 @@ class _Gen:
         w.append("    if t is not None:")
         w.append("        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']")
         w.append(f"    aligned = rdim >= 2 and rsz[{self.rr - 1}] % br == 0")
+        if self.gathers:  # index views that vary along the reduced dims
+            at = {op.name: j for j, op in enumerate(self.full_ops)}
+            w.append("    rv = dict(" + ", ".join(f"{nm}_RV=any(rst[{at[nm]}])"
+                                               for nm in self.gi_node) + ")")
         return w
 
     def _split_choice(self) -> list[str]:
