@@ -219,3 +219,34 @@ def test_flip_rewrite_is_exact(dims):
     assert not any(op_name(n.target) == "flip" for n in gm.graph.nodes
                    if n.op == "call_function")
     torch.testing.assert_close(gm(x)[0], M()(x))
+
+
+LONG = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, -1)
+
+def get_inputs(): return [torch.randn(4, 100000)]
+def get_init_inputs(): return []
+"""
+
+
+@pytest.mark.parametrize(("src", "idx64"), [(SWIN, False), (LONG, True)])
+def test_int32_index_math_for_resident_rows(write, tmp_path, src, idx64):
+    """Rows kept in one chunk index in int32; rows walked in chunks keep int64 (slower in
+    int32 on the H200)."""
+    from kernelcraft import launches
+    from kernelcraft.problem import load_problem
+    from kernelcraft.target import resolve
+
+    path = write("p.py", src)
+    gen = generate(path, GenerateOptions(out_dir=tmp_path / "out", targets="sm_90",
+                                         device="cpu", build=False, judge=False))
+    from kernelcraft.build import _import
+
+    specs = launches.record(_import(str(gen.module_path)), load_problem(path),
+                            resolve("sm_90"))
+    rows = [s for s in specs if "reduction" in s["name"]]
+    assert rows and all(s["constexprs"]["IDX64"] is idx64 for s in rows), rows

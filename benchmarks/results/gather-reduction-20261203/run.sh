@@ -6,6 +6,9 @@
 set -u
 export PYTHONPATH=$PWD/src:$PWD/benchmarks PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version --format=csv > $OUT/gpu.txt
+timeout 100 python3 benchmarks/inductor_code_gpu.py --out $OUT/inductor \
+    benchmarks/problems/upsample_bilinear_skip_relu.py benchmarks/problems/gather_swin_roll_layernorm.py \
+    benchmarks/problems/embed_bert_layernorm.py > $OUT/inductor-log.txt 2>&1
 P="gather_swin_roll_layernorm embed_bert_layernorm embed_rmsnorm gather_channel_shuffle_relu embed_positional loss_label_smoothing_ce reduce_gnn_scatter_mean scan_reverse_cumsum embed_position_ids_from_mask"
 timeout 200 python3 benchmarks/modules_ab_gpu.py --out $OUT/ab.jsonl --budget-ms 200 \
     $(for p in $P; do echo benchmarks/problems/$p.py; done) --modules old=out/ab/old new=out/ab/new \
