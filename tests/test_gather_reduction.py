@@ -250,3 +250,32 @@ def test_int32_index_math_for_resident_rows(write, tmp_path, src, idx64):
                             resolve("sm_90"))
     rows = [s for s in specs if "reduction" in s["name"]]
     assert rows and all(s["constexprs"]["IDX64"] is idx64 for s in rows), rows
+
+
+WIDE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, vocab, hidden):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        self.norm = nn.LayerNorm(hidden)
+    def forward(self, ids):
+        return self.norm(self.embed(ids)) * 2
+
+def get_inputs(): return [torch.randint(0, 10, (1, 3))]
+def get_init_inputs(): return [10, 5000]
+"""
+
+
+def test_gathers_in_looped_and_split_rows(write, tmp_path):
+    """Rows longer than the interpreter's chunk (looped passes) and too few to fill the
+    machine (R split over programs, a kernel per pass): the gathers' views in every pass."""
+    gen = generate(write("wide.py", WIDE), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert [k.config.get("template") for k in gen.kernels.values()] == ["row"]
+    text = gen.module_path.read_text()
+    assert "_s1(" in text  # split passes exist
+    # one pass, its combine, the storing pass: nothing but the one group's kernels
+    assert _runs(gen, [10, 5000], ["[torch.randint(0, 10, (1, 1))]",
+                                   "[torch.randint(0, 10, (2, 7))]"]) == {3}
