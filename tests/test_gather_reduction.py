@@ -279,3 +279,31 @@ def test_gathers_in_looped_and_split_rows(write, tmp_path):
     # one pass, its combine, the storing pass: nothing but the one group's kernels
     assert _runs(gen, [10, 5000], ["[torch.randint(0, 10, (1, 1))]",
                                    "[torch.randint(0, 10, (2, 7))]"]) == {3}
+
+
+TABLE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, table, ids):
+        return table[ids] * 2
+
+def get_inputs(): return [torch.randn(64, 16), torch.randint(0, 64, (5,))]
+def get_init_inputs(): return []
+"""
+
+
+def test_a_huge_gather_source_takes_int64_offsets(write, tmp_path):
+    """Index math is int32 only where no offset can pass 2**31: a gather's source counts
+    whole (its view over the domain has stride 0 on the gathered dims)."""
+    from kernelcraft.build import _import
+
+    gen = generate(write("table.py", TABLE), GenerateOptions(
+        out_dir=tmp_path / "out", targets="sm_90", device="cpu", build=False, judge=False))
+    module = _import(str(gen.module_path))
+    (plan,) = [getattr(module, n) for n in dir(module) if n.endswith("pointwise_plan")]
+    ids = torch.zeros(5, dtype=torch.int64, device="meta")
+    # the plan's arguments: the index tensor, then the gather's source
+    small = plan(ids, torch.empty(64, 16, device="meta"))
+    huge = plan(ids, torch.empty(2**21, 1024, device="meta"))
+    assert small[3]["IDX64"] is False and huge[3]["IDX64"] is True

@@ -266,7 +266,9 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     # a tile of rows (the dims outside the innermost) by columns (the innermost dim)
     w.append("    xb, yb = _kc_tile(numel, sizes[-1], block, t and t.get('XBLOCK'))")
     w.append("    grid = (triton.cdiv(sizes[-1], xb) * triton.cdiv(numel // sizes[-1], yb),)")
-    w.append("    far = _kc_far(views)")
+    # a gather's view has stride 0 on the dims it indexes: its source counts as a whole
+    # (a 256k x 8192 embedding table passes 2**31 elements)
+    w.append(f"    far = _kc_far([*views{''.join(', ' + x for x in src_names)}])")
     w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")
     first = len(in_names)  # the computed views' places in ``views``
     flag_at = {nm: first + k for k, nm in enumerate(vp_names)}
