@@ -32,3 +32,23 @@ def recorder(out: Path, budget_ms: float
         return time_cuda(fn, [inputs], budget_ms=budget_ms).median_ms
 
     return emit, timed
+
+
+def versions(specs: Sequence[str]) -> dict[str, Path]:
+    """``LABEL=DIR`` arguments -> {label: folder of that version's modules}."""
+    return {s.split("=", 1)[0]: Path(s.split("=", 1)[1]) for s in specs}
+
+
+def version_models(problem: Any, specs: Sequence[str]) -> list[tuple[str, torch.nn.Module]]:
+    """(label, ``ModelNew`` on the GPU with the problem model's state) per version, from
+    ``DIR/<problem name>/kernel.py``."""
+    from kernelcraft.problem import load_module
+
+    out = []
+    for label, folder in versions(specs).items():
+        module = load_module(folder / problem.name / "kernel.py", f"m_{label}")
+        ref = problem.make_model(problem.init_inputs()).cuda().eval()
+        model = module.ModelNew(*problem.init_inputs()).cuda().eval()
+        model.load_state_dict(ref.state_dict())
+        out.append((label, model))
+    return out

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-from pathlib import Path
 
 import torch
+from gpu_rows import version_models
 
-from kernelcraft.problem import load_module, load_problem
+from kernelcraft.problem import load_problem
 
 
 def main() -> None:
@@ -26,10 +26,7 @@ def main() -> None:
     args = ap.parse_args()
     problem = load_problem(args.problem)
     inputs = problem.sample_inputs(0, device="cuda")
-    for spec in args.modules:
-        label, folder = spec.split("=", 1)
-        module = load_module(Path(folder) / problem.name / "kernel.py", f"m_{label}")
-        model = module.ModelNew(*problem.init_inputs()).cuda().eval()
+    for label, model in version_models(problem, args.modules):
         with torch.no_grad():
             for _ in range(10):
                 model(*inputs)

@@ -29,7 +29,7 @@ def main() -> None:
         inputs = problem.sample_inputs(0, device="cuda")
         with torch.no_grad():
             _, code = run_and_get_code(torch.compile(model), *inputs)
-        (out / f"{problem.name}.py").write_text("\n\n# ----\n\n".join(code))
+        (out / f"{problem.name}.txt").write_text("\n\n# ----\n\n".join(code))
         print(problem.name, sum(c.count("@triton.jit") for c in code), "kernels")
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import torch
+from gpu_rows import version_models
 from torch.profiler import ProfilerActivity, profile
 
-from kernelcraft.problem import load_module, load_problem
+from kernelcraft.problem import load_problem
 
 
 def main() -> None:
@@ -27,12 +27,7 @@ def main() -> None:
     args = ap.parse_args()
     problem = load_problem(args.problem)
     inputs = problem.sample_inputs(0, device="cuda")
-    for spec in args.modules:
-        label, folder = spec.split("=", 1)
-        module = load_module(Path(folder) / problem.name / "kernel.py", f"m_{label}")
-        ref = problem.make_model(problem.init_inputs()).cuda().eval()
-        model = module.ModelNew(*problem.init_inputs()).cuda().eval()
-        model.load_state_dict(ref.state_dict())
+    for label, model in version_models(problem, args.modules):
         with torch.no_grad():
             for _ in range(5):
                 model(*inputs)

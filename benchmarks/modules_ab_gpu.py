@@ -24,7 +24,7 @@ import argparse
 from pathlib import Path
 
 import torch
-from gpu_rows import recorder
+from gpu_rows import recorder, versions
 
 from kernelcraft.measure.compare import compare_one, flatten
 from kernelcraft.measure.timing import host_ms, time_cuda
@@ -150,7 +150,7 @@ def main() -> None:
                     "configs of this module (through its tuned table)")
     ap.add_argument("problems", nargs="+", type=Path)
     args = ap.parse_args()
-    modules = {m.split("=", 1)[0]: Path(m.split("=", 1)[1]) for m in args.modules}
+    modules = versions(args.modules)
     emit, _ = recorder(args.out, args.budget_ms)
     table = []
     for path in args.problems:
