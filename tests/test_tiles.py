@@ -153,3 +153,22 @@ def get_init_inputs(): return []
     (b,) = [b for b in gen.builds if b["target"] == "sm_90"]
     assert b["ok"] and b["spills"] == 0, b
     assert not gen.ranked and "_KC_TUNED.update" not in gen.module_path.read_text()
+
+
+@pytest.mark.parametrize(("meta", "spills"), [
+    ({"vgpr_spill_count": 0, "sgpr_spill_count": 15, "private_segment_fixed_size": 0}, 0),
+    ({"vgpr_spill_count": 0, "sgpr_spill_count": 15, "private_segment_fixed_size": 64}, 60),
+    ({"vgpr_spill_count": 3, "sgpr_spill_count": 0, "private_segment_fixed_size": 12}, 12),
+])
+def test_amd_spills_are_scratch_bytes(meta, spills):
+    """AMD spill counts are registers: a VGPR spilled goes to scratch (4 bytes a lane); an
+    SGPR spilled goes to a VGPR lane, memory only where the kernel has scratch at all."""
+    from types import SimpleNamespace
+
+    from kernelcraft.build import _resources_hip
+
+    text = "\n".join(f"    .{k}: {v}" for k, v in {"vgpr_count": 73, "sgpr_count": 106,
+                                                     "agpr_count": 0, **meta}.items())
+    res = _resources_hip(SimpleNamespace(asm={"amdgcn": text}, metadata=SimpleNamespace()))
+    assert res["spills"] == spills and res["registers"] == 73
+    assert ("sgpr spilled" in res["note"]) == bool(meta["sgpr_spill_count"])

@@ -70,14 +70,24 @@ def _resources_cuda(compiled: Any) -> dict[str, Any]:
 def _resources_hip(compiled: Any) -> dict[str, Any]:
     text = compiled.asm.get("amdgcn", "")
     vals = dict(re.findall(r"\.(vgpr_count|sgpr_count|agpr_count|vgpr_spill_count|"
-                           r"sgpr_spill_count|group_segment_fixed_size):\s*(\d+)", text))
+                           r"sgpr_spill_count|group_segment_fixed_size|"
+                           r"private_segment_fixed_size):\s*(\d+)", text))
     get = lambda k: int(vals.get(k, 0))  # noqa: E731
+    # in bytes per lane, as on CUDA: a spilled VGPR goes to scratch memory; a spilled SGPR
+    # goes to a VGPR lane (v_writelane) and costs memory traffic only where the kernel
+    # has scratch at all (a row kernel with 60 integer arguments spilled 15 SGPRs, no
+    # scratch, and counted as spilling lost its resident config to a looped one)
+    scratch = get("private_segment_fixed_size") > 0
+    note = f"vgpr {get('vgpr_count')}, agpr {get('agpr_count')}, sgpr {get('sgpr_count')}"
+    if get("sgpr_spill_count"):
+        note += f", {get('sgpr_spill_count')} sgpr spilled" + (
+            " to scratch" if scratch else " to vgpr lanes")
     return {
         "registers": get("vgpr_count") + get("agpr_count"),
-        "spills": get("vgpr_spill_count") + get("sgpr_spill_count"),
+        "spills": 4 * (get("vgpr_spill_count") + (get("sgpr_spill_count") if scratch else 0)),
         "shared": max(get("group_segment_fixed_size"),
                       int(getattr(compiled.metadata, "shared", 0) or 0)),
-        "note": f"vgpr {get('vgpr_count')}, agpr {get('agpr_count')}, sgpr {get('sgpr_count')}",
+        "note": note,
     }
 
 
