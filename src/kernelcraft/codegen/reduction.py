@@ -30,6 +30,14 @@ Two second reductions are folded into their partner's pass (``_online_pair``): t
 so softmax, log-softmax, logsumexp, cross entropy, variance and the norms read a long row
 once fewer, and logsumexp, var and std become one-pass.
 
+Gathers on the domain (a rolled or flipped map, embedding rows; ``plan`` admits them) load
+through a view of their source with stride 0 on the gathered dims, plus index x stride per
+gathered dim. Their index tensors are views over the domain too: loaded, or computed from
+their position (``g.positions``), once per row before the passes where they do not vary
+along the reduced dims (launch flag ``<view>_RV`` false: embedding ids, a roll of kept
+dims), per element otherwise. Index math is int32 for rows kept in one chunk where no
+offset can pass 2**31 (launch flag ``IDX64``).
+
 Knobs, chosen at runtime from the sizes and layout by ``runtime._kc_row_config`` and
 ``_kc_row_split`` with the policy constants below: BLOCK_K, BLOCK_R, num_warps, SPLIT.
 Anything else raises NotImplementedError (the group then runs through PyTorch).
