@@ -307,3 +307,27 @@ def test_a_huge_gather_source_takes_int64_offsets(write, tmp_path):
     small = plan(ids, torch.empty(64, 16, device="meta"))
     huge = plan(ids, torch.empty(2**21, 1024, device="meta"))
     assert small[3]["IDX64"] is False and huge[3]["IDX64"] is True
+
+
+POSITION_READ_TWICE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        n = x.shape[1]
+        p = (torch.arange(n, device=x.device) + 3) % n
+        return (x[:, p] * p).sum(-1)
+
+def get_inputs(): return [torch.randn(6, 40)]
+def get_init_inputs(): return []
+"""
+
+
+def test_an_index_also_read_elementwise_stays_a_tensor(write, tmp_path):
+    """A reduction kernel computes a gather's index from its position only where nothing
+    else in it reads the index (it would have to be computed per element); otherwise the
+    index is a small kernel of its own and the reduction still runs as a kernel."""
+    gen = generate(write("twice.py", POSITION_READ_TWICE), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert not any(g.kind == "extern" for g in gen.plan.groups)
+    assert sorted(k.config.get("template") or "" for k in gen.kernels.values()) == ["", "row"]

@@ -732,9 +732,12 @@ def _compute_positions(groups: list[Group], group_of: dict[fx.Node, Group],
             reads = [a for m in g.nodes if not piecewise_load(m)
                      for a in (gather_indices(m) if gather_dims(m) is not None
                                else m.all_input_nodes) if a not in members]
-        else:  # a reduction kernel computes the index tensors of its gathers
+        else:  # a reduction kernel computes the index tensors of its gathers, when
+            # nothing else in it reads them (it computes them per row, not per element)
             reads = [a for m in g.nodes if gather_dims(m) is not None
-                     for a in gather_indices(m) if a not in members]
+                     for a in gather_indices(m) if a not in members
+                     and all(gather_dims(u) is not None and a in gather_indices(u)
+                             and u.args[0] is not a for u in a.users if u in members)]
         chains = {t: c for t in dict.fromkeys(reads) if (c := position_chain(t)) is not None}
         if not chains:
             continue
