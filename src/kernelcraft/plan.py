@@ -275,21 +275,20 @@ def _has_gather(g: Group) -> bool:
     return any(is_load(m) for m in g.nodes)
 
 
+def _domain_gather(m: fx.Node, domain: tuple[str, ...]) -> bool:
+    """A load a reduction kernel over ``domain`` can take: a gather (no cat or padding) on
+    the domain or broadcast to it (read per element, like any full-context value: the
+    embedding rows a LayerNorm normalises, a rolled map)."""
+    shape = shape_key(val(m).shape)
+    return gather_dims(m) is not None and (shape == domain or broadcasts_to(shape, domain))
+
+
 def _reduction_gathers_ok(g: Group, domain: tuple[str, ...]) -> bool:
-    """Whether ``g``'s loads may join a reduction kernel over ``domain``: gathers only (no
-    cat or padding), each on the whole domain (read per element, like any full-context
-    value: the embedding rows a LayerNorm normalises, a rolled map), their sources and
-    index tensors outside ``g``."""
+    """Whether ``g``'s loads may join a reduction kernel over ``domain``: domain gathers
+    (``_domain_gather``) whose sources and index tensors are outside ``g``."""
     members = set(g.nodes)
-    for m in g.nodes:
-        if not is_load(m):
-            continue
-        shape = shape_key(val(m).shape)
-        if gather_dims(m) is None or not (shape == domain or broadcasts_to(shape, domain)):
-            return False
-        if any(a in members for a in m.all_input_nodes):
-            return False
-    return True
+    return all(_domain_gather(m, domain) and not any(a in members for a in m.all_input_nodes)
+               for m in g.nodes if is_load(m))
 
 
 def _gather_safe(groups: list[Group]) -> bool:
@@ -302,7 +301,7 @@ def _gather_safe(groups: list[Group]) -> bool:
             if not is_load(m):
                 continue
             if groups[0].kind == "reduction":
-                if not _reduction_gathers_ok(g, groups[0].domain):
+                if not _domain_gather(m, groups[0].domain):
                     return False
             elif groups[0].kind != "pointwise":
                 return False

@@ -650,8 +650,8 @@ def merge_gathers(gm: fx.GraphModule) -> int:
         dims = sorted(p1 + p2)
         if dims != list(range(dims[0], dims[-1] + 1)):
             continue
-        if any(val(t).dim() > len(p) for t, p in [(t, p1) for t in gather_indices(i)]
-               + [(t, p2) for t in gather_indices(o)]):
+        if (any(val(t).dim() > len(p1) for t in gather_indices(i))
+                or any(val(t).dim() > len(p2) for t in gather_indices(o))):
             continue  # an index of more dims than it indexes: the dims would not map 1:1
         insert = _inserter(graph, detect_fake_mode([val(o)]))
         with graph.inserting_before(o):

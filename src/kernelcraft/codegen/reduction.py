@@ -368,9 +368,8 @@ class _Gen:
         # gathers on the domain: a view of the source with stride 0 on the gathered dims,
         # plus index * stride per gathered dim; index tensors loaded (or computed from their
         # positions) once per row where they do not vary along the reduced dims (``*_RV``)
-        self.pos_nodes = {m for chain in g.positions.values() for m in chain}
         self.gathers = [n for n in g.nodes
-                        if gather_dims(n) is not None and n not in self.pos_nodes]
+                        if gather_dims(n) is not None and an.ctx[n] != "pos"]
         self.canon = gather_canon(self.gathers)
         self.gi_node = {self.canon[(i, k)]: t for i, n in enumerate(self.gathers)
                         for k, t in enumerate(gather_indices(n))}
@@ -702,9 +701,7 @@ class _Gen:
                 if op.name in loaded:
                     continue
                 loaded.add(op.name)
-                lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
-                                  f"(cols{sfx} * 0 + pz)", inner, True,
-                                  self.rr)
+                lines += self._roff(op.name, sfx, inner)
                 lines.append(f"{inner}x_{op.name}{sfx} = tl.load({op.ptr} + (koff_{op.name} + "
                              f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
             for n in nodes:
@@ -739,9 +736,7 @@ class _Gen:
                 done.add(r)
             for o in stores:
                 op = self.op_of[(o, "out")]
-                lines += _offsets(f"roff_{op.name}{sfx}", f"rj{sfx}_", f"{op.name}_rs", "RDIM",
-                                  f"(cols{sfx} * 0 + pz)", inner, True,
-                                  self.rr)
+                lines += self._roff(op.name, sfx, inner)
                 lines.append(f"{inner}tl.store({op.ptr} + (koff_{op.name} + roff_{op.name}{sfx}),"
                              f" {vals[o]}.to({tl_dtype(o)}), mask=mask{sfx})")
             if only:
@@ -786,6 +781,7 @@ class _Gen:
         return lines
 
     def _roff(self, name: str, sfx: str, ind: str) -> list[str]:
+        """``roff_{name}{sfx}``: view ``name``'s offsets along the reduced dims of a chunk."""
         return _offsets(f"roff_{name}{sfx}", f"rj{sfx}_", f"{name}_rs", "RDIM",
                         f"(cols{sfx} * 0 + pz)", ind, True, self.rr)
 
