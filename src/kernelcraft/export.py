@@ -199,7 +199,8 @@ class _Emitter:
 
     def launch(self, g: Group, k: KernelSource) -> list[str]:
         args = ", ".join([self.name(a) for a in k.inputs]
-                         + (["dev=_kc_dev"] if k.device_arg else []))
+                         + (["dev=_kc_dev"] if k.device_arg else [])
+                         + [f"{key}={v}" for key, v in k.call_kwargs.items()])
         outs = ", ".join(self.name(o) for o in k.outputs)
         return [f"        ({outs},) = {k.wrapper_name}({args})"]
 

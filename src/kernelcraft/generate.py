@@ -110,7 +110,7 @@ def emit_group(g: Group, target: Target) -> KernelSource:
     from kernelcraft.codegen.pointwise import emit_pointwise
     from kernelcraft.codegen.reduction import emit_reduction
 
-    if g.kind == "pointwise":
+    if g.kind in ("pointwise", "scatter"):
         return emit_pointwise(g)
     if g.kind == "reduction":
         return emit_reduction(g, target)

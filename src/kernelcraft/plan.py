@@ -14,6 +14,9 @@ Groups are built in one pass over the nodes in topological order:
   (a suffix sum is one kernel);
 - ``conv``: a convolution (``--conv-template``, default auto) with the pointwise ops on its
   output as the epilogue, like matmul;
+- ``scatter``: an accumulating ``index_put`` (``index_add``, ``x.index_put_(idx, v,
+  accumulate=True)``) with the pointwise ops that feed only its values: the pointwise
+  template over the values' domain, each element added atomically where its index sends it;
 - ``attention``: softmax(Q K^T * scale + causal or boolean mask) V, recognised by structure
   before the pass (``attention_pattern.py``), one flash-attention kernel that never
   materialises the scores; a pattern it cannot take keeps the kernels below, with a note;
@@ -95,7 +98,8 @@ class FusionOptions:
 @dataclass
 class Group:
     id: int
-    kind: str  # pointwise | reduction | matmul | attention | conv | pool | scan | extern | glue
+    kind: str  # pointwise | reduction | matmul | attention | conv | pool | scan | scatter |
+    #            extern | glue
     nodes: list[fx.Node] = field(default_factory=list)
     domain: tuple[str, ...] = ()
     rdims: tuple[int, ...] = ()
@@ -116,7 +120,7 @@ class Group:
     @property
     def is_kernel(self) -> bool:
         return self.kind in ("pointwise", "reduction", "matmul", "attention", "conv", "pool",
-                             "scan")
+                             "scan", "scatter")
 
     def describe(self) -> str:
         ops = [op_name(n.target) for n in self.nodes if n.op == "call_function"]
@@ -234,10 +238,70 @@ def gather_dims(n: Any) -> tuple[int, ...] | None:
 
 
 def gather_indices(n: fx.Node) -> list[fx.Node]:
-    """A gather node's index tensors, in the order of the dims they index."""
-    if op_name(n.target) == "gather":
+    """A gather's (or scatter's) index tensors, in the order of the dims they index."""
+    if in_place_index(n):
         return [n.args[2]]
     return [a for a in n.args[1] if a is not None]
+
+
+#: what the template adds atomically (fp32 atomics exist on every target)
+_SCATTER_DTYPES = (torch.float32,)
+
+
+def in_place_index(n: fx.Node) -> bool:
+    """``gather`` and ``scatter_add``: one index tensor of the source's rank, which takes
+    the indexed dim's place (the other dims are the element's own)."""
+    return op_name(n.target) in ("gather", "scatter_add")
+
+
+def scatter_values(n: fx.Node) -> fx.Node:
+    """What a scatter adds (``index_put``'s values, ``scatter_add``'s src)."""
+    return n.args[3] if op_name(n.target) == "scatter_add" else n.args[2]
+
+
+def scatter_dims(n: Any) -> tuple[int, ...] | None:
+    """The base dims a scatter indexes, else None: an accumulating ``index_put`` (integer
+    index tensors on adjacent dims, as ``index_add`` and ``x.index_put_(i, v,
+    accumulate=True)`` export) or ``scatter_add`` (src read where its index is). A plain
+    ``index_put`` (duplicates: one write wins) stays extern."""
+    if not isinstance(n, fx.Node) or n.op != "call_function":
+        return None
+    if op_name(n.target) == "scatter_add":
+        base, dim, index, src = n.args[0], n.args[1], n.args[2], n.args[3]
+        if (not is_tensor_node(base) or not is_tensor_node(index) or not is_tensor_node(src)
+                or not isinstance(dim, int) or val(base).dtype not in _SCATTER_DTYPES
+                or val(src).dtype != val(base).dtype
+                or val(index).dtype not in (torch.int64, torch.int32)
+                or not val(base).dim() == val(index).dim() == val(src).dim()):
+            return None
+        return (dim % max(val(base).dim(), 1),)
+    if op_name(n.target) != "index_put":
+        return None
+    accumulate = n.args[3] if len(n.args) > 3 else n.kwargs.get("accumulate", False)
+    base, idx, values = n.args[0], n.args[1], n.args[2]
+    if (accumulate is not True or not is_tensor_node(base) or not is_tensor_node(values)
+            or not isinstance(idx, (list, tuple)) or val(base).dtype not in _SCATTER_DTYPES
+            or val(values).dtype != val(base).dtype):
+        return None
+    pos = [i for i, t in enumerate(idx) if t is not None]
+    if not pos or pos != list(range(pos[0], pos[-1] + 1)):
+        return None
+    for i in pos:
+        if not is_tensor_node(idx[i]) or val(idx[i]).dtype not in (torch.int64, torch.int32):
+            return None
+    return tuple(pos)
+
+
+def scatter_shape(n: fx.Node) -> tuple[Any, ...]:
+    """The domain of a scatter: the shape its values broadcast to (the base's dims around
+    the broadcast shape of the index tensors)."""
+    dims = scatter_dims(n)
+    assert dims is not None
+    if in_place_index(n):
+        return tuple(val(n.args[2]).shape)
+    base = val(n.args[0]).shape
+    idx = torch.broadcast_shapes(*(val(t).shape for t in gather_indices(n)))
+    return (*base[:dims[0]], *idx, *base[dims[-1] + 1:])
 
 
 _PIECE_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
@@ -535,6 +599,15 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             else:
                 new("extern", n, reason=f"convolution: {why}")
             continue
+        if scatter_dims(n) is not None:
+            domain = shape_key(scatter_shape(n))
+            g = group_of.get(scatter_values(n))
+            if g is not None and _scatter_prologue_ok(g, n, domain, opts, group_of, groups):
+                g.kind, g.anchor = "scatter", n  # the values' kernel adds them where they go
+                join(g, n)
+            else:
+                new("scatter", n, domain=domain, anchor=n)
+            continue
         new("extern", n, reason=_extern_reason(n))
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
     if opts.compute_positions:
@@ -562,6 +635,21 @@ def _prologue_ok(g: Group, consumer: fx.Node, opts: FusionOptions) -> bool:
             if u not in members and u is not consumer:
                 return False
     return True
+
+
+def _scatter_prologue_ok(g: Group, n: fx.Node, domain: tuple[str, ...], opts: FusionOptions,
+                         group_of: dict[fx.Node, Group], groups: list[Group]) -> bool:
+    """A pointwise group computing scatter ``n``'s values, read by nothing else, becomes
+    the scatter's kernel: the values are never stored. Its base and index tensors come
+    from outside (the kernel reads the indices and writes the base's copy)."""
+    if not (opts.fuse_prologues and g.kind == "pointwise" and g.domain == domain):
+        return False
+    members = set(g.nodes)
+    if n.args[0] in members or any(t in members for t in gather_indices(n)):
+        return False
+    if any(u not in members and u is not n for m in g.nodes for u in m.users):
+        return False
+    return _acyclic(n, g, group_of, groups)
 
 
 def _after_scan_flip(n: fx.Node, g: Group) -> bool:

@@ -37,7 +37,7 @@ def space_for(k: KernelSource, family: str, target: Target) -> Space | None:
         return _matmul(k, target)
     if family == "reduction" and k.config.get("at_capture_sizes"):
         return _reduction(k, target)
-    if family in ("pointwise", "pool") and "at" in k.config:
+    if family in ("pointwise", "pool", "scatter") and "at" in k.config:
         return _pointwise(k, target, family)
     if family == "conv" and "at" in k.config:
         return _conv(k, target)

@@ -53,6 +53,10 @@ class KernelSource:
     attrs: dict[str, Any] = field(default_factory=dict)
     #: the wrapper takes ``dev=`` (no tensor argument to take the device from)
     device_arg: bool = False
+    #: keyword arguments the module's forward passes (a scatter's ``donate``: the base is
+    #: an intermediate nothing else reads, added into in place); tools calling the wrapper
+    #: on their own inputs leave them out
+    call_kwargs: dict[str, str] = field(default_factory=dict)
 
     def build_spec(self) -> dict[str, Any]:
         spec = {"name": self.kernel_name, "signature": self.signature,

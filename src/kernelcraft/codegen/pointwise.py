@@ -15,6 +15,13 @@ the concatenated (padded) dim, taken from its linear index, picks the source (or
 value), and the source is read through its own strides over the domain shifted by where it
 starts, so the concatenated or padded tensor is never written.
 
+A scatter (``Group.kind == "scatter"``: an accumulating ``index_put``) is this template over
+its values' domain whose store is an atomic add at the position its index tensors give: the
+dual of a gather, addressed the same way (the target viewed over the domain with stride 0
+on the indexed dims, plus index * stride). The target is a contiguous copy of the base, or
+the base itself where the forward hands over an intermediate nothing else reads
+(``donate``).
+
 Position values (``Group.positions``: ``arange`` and pointwise ops of it, as upsampling's
 source rows or a mask from lengths) are computed, not loaded: a stand-in of the value's
 shape on the meta device gives the element's position through the same strides a load of
@@ -47,20 +54,34 @@ from kernelcraft.plan import (
     gather_dims,
     gather_indices,
     hint,
+    in_place_index,
     is_arange,
     is_load,
     is_tensor_node,
     piecewise_load,
+    scatter_dims,
+    scatter_shape,
+    scatter_values,
     shape_key,
     val,
 )
 
 
+def _index_dims(n: fx.Node) -> tuple[int, ...]:
+    """The dims a gather reads or a scatter writes by index."""
+    dims = gather_dims(n)
+    if dims is None:
+        dims = scatter_dims(n)
+    assert dims is not None, n
+    return dims
+
+
 def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSource:
     cfg: dict[str, Any] = {"BLOCK": 1024, "num_warps": 4, "BLOCK_CPU": 4096}
     cfg.update(config or {})
+    scatter = g.anchor if g.kind == "scatter" else None
     try:  # the size the tuner tunes at (the capture's; symbolic dims by their hints)
-        shape = val(g.outputs[0]).shape
+        shape = val(g.outputs[0]).shape if scatter is None else scatter_shape(scatter)
         cfg["at"] = {"numel": math.prod(hint(d) for d in shape)}
     except (TypeError, ValueError, AttributeError):
         pass
@@ -68,11 +89,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     # sizes and strides for as many dims as the domain has, not MAX_RANK: Triton's launcher
     # specialises every argument on every call (~0.5 us each on the H200's host), and a
     # three-operand 2-D kernel passed 37 integers where 13 do
-    R = max(1, min(MAX_RANK, max([len(g.domain)] + [val(o).dim() for o in g.outputs])))
+    if scatter is not None and g.outputs != [scatter]:
+        raise NotImplementedError("a scatter whose kernel has other outputs")
+    R = max(1, min(MAX_RANK, max([len(g.domain)] + [val(o).dim() for o in g.outputs
+                                                     if o is not scatter])))
     members = set(g.nodes)
     positions = g.positions  # value -> the nodes computing it from arange
     pos_nodes = {m for ch in positions.values() for m in ch}
-    regular = [n for n in g.nodes if n not in pos_nodes]
+    regular = [n for n in g.nodes if n not in pos_nodes and n is not scatter]
     gathers = [n for n in regular if gather_dims(n) is not None]
     for n in gathers:
         if n.args[0] in members:
@@ -87,19 +111,25 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         if any(t in members for t in srcs):
             raise NotImplementedError(f"{n.name} reads a value of its own kernel")
     elementwise = {a for m in regular for a in _elementwise_inputs(m) if a not in members}
+    indexed = gathers + ([scatter] if scatter is not None else [])  # by index tensors
+    if scatter is not None:
+        if scatter_values(scatter) not in members:
+            elementwise.add(scatter_values(scatter))  # the values, read on the domain
+        if any(t in positions for t in gather_indices(scatter)):
+            raise NotImplementedError("a scatter to computed positions")
     tensors = [a for a in g.inputs if is_tensor_node(a) and a in elementwise]
     velem = [t for t in positions if any(t in _elementwise_inputs(m) for m in regular)]
     scalars = [a for a in g.inputs if not is_tensor_node(a)]
-    if not tensors and not gathers and not pieces and not velem:
+    if not tensors and not gathers and not pieces and not velem and scatter is None:
         raise NotImplementedError("a pointwise group without tensor inputs")
     # no tensor to take the device from (a mask computed from positions alone): the
     # forward passes its own device
-    device_arg = not tensors and not sources and not pieces
+    device_arg = not tensors and not sources and not pieces and scatter is None
     outs = g.outputs
     # index tensors: wrapper arguments (unless also elementwise operands), each viewed over
-    # the domain at the dims its gather puts them (not right-aligned: gi views)
+    # the domain at the dims its gather (scatter) puts them (not right-aligned: gi views)
     index_only: list[fx.Node] = []
-    for n in gathers:
+    for n in indexed:
         for t in gather_indices(n):
             if t not in tensors and t not in index_only and t not in positions:
                 index_only.append(t)
@@ -109,8 +139,11 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     src_names = [f"src{i}" for i in range(len(sources))]
     arg = dict(zip(tensors + index_only + sources, in_names + ix_names + src_names,
                    strict=True))
+    base_new = scatter is not None and scatter.args[0] not in arg
+    if base_new:  # the scatter's base: copied (or handed over) as the target
+        arg[scatter.args[0]] = "bs0"
     g_names = [f"gx{i}" for i in range(len(gathers))]  # one strided view per gather
-    canon = gather_canon(gathers)
+    canon = gather_canon(indexed)
     gi_names = list(dict.fromkeys(canon.values()))
     # computed index views: no pointer, only the strides that give the position
     vgi = {canon[(i, k)]: t for i, n in enumerate(gathers)
@@ -127,6 +160,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for i, n in enumerate(gathers):
         params += [f"{g_names[i]}_n{k}" for k in range(len(gather_dims(n)))]
         params += [f"{g_names[i]}_s{k}" for k in range(len(gather_dims(n)))]
+    if scatter is not None:  # the target's sizes, then strides, on the indexed dims
+        params += [f"sx_{x}{k}" for x in "ns" for k in range(len(_index_dims(scatter)))]
     for i, n in enumerate(pieces):  # per piecewise dim: elements inside it, its size
         dims = _piece_dims(n)
         params += [f"pc{i}_in{j}" for j in range(len(dims))]
@@ -175,21 +210,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "row * 0", "    ")
             for k in range(len(gather_dims(n))):
                 ix, gi = f"{nm}_i{k}", canon[(gathers.index(n), k)]
-                if gi not in loaded:
-                    loaded.add(gi)
-                    if gi in vgi:  # computed from the element's position, not loaded
-                        body += _position_offset_lines(gi, R)
-                        lines, value = position_lines(positions[vgi[gi]], f"{gi}_off", gi,
-                                                       env)
-                        body += lines
-                    else:
-                        body += offset_lines(f"{gi}_off", "i", f"{gi}_st", R, "NDIM",
-                                             "row * 0", "    ")
-                        value = f"tl.load({gi} + {gi}_off, mask=mask, other=0)"
-                    # int32 offsets unless one can pass 2**31 (an index is below its
-                    # dim's size, or the program is wrong)
-                    body += ["    if IDX64:", f"        {gi}_v = {value}.to(tl.int64)",
-                             "    else:", f"        {gi}_v = {value}.to(tl.int32)"]
+                body += _index_lines(gi, loaded, vgi, positions, env, R)
                 body.append(f"    {ix} = tl.where({gi}_v < 0, {gi}_v + {nm}_n{k}, {gi}_v)")
                 body.append(f"    {nm}_off += {ix} * {nm}_s{k}")
             src = src_names[sources.index(n.args[0])]
@@ -200,7 +221,18 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         env[n] = var(n)
     for nm, o in zip(out_names, outs, strict=True):
         body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "row * 0", "    ")
-        body.append(f"    tl.store({nm} + {nm}_off, {env[o]}.to({tl_dtype(o)}), mask=mask)")
+        if o is not scatter:
+            body.append(f"    tl.store({nm} + {nm}_off, {env[o]}.to({tl_dtype(o)}), mask=mask)")
+            continue
+        for k in range(len(_index_dims(o))):  # the target element the index sends it to
+            gi = canon[(len(gathers), k)]
+            body += _index_lines(gi, loaded, vgi, positions, env, R)
+            body.append(f"    sx_i{k} = tl.where({gi}_v < 0, {gi}_v + sx_n{k}, {gi}_v)")
+            body.append(f"    {nm}_off += sx_i{k} * sx_s{k}")
+        # duplicates add up: relaxed atomics (the sum's order is free, as fp32 allows)
+        body.append(f"    tl.atomic_add({nm} + {nm}_off, {env[scatter_values(o)]}"
+                    f".to({tl_dtype(o)}), "
+                    "mask=mask, sem='relaxed')")
     source = "@triton.jit\ndef " + kname + "(" + ", ".join(params) + "):\n" + "\n".join(body)
 
     # ---- wrapper
@@ -211,10 +243,13 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         for t in srcs:
             if t not in pc_arg:  # one argument per distinct source (cat((x, x)))
                 pc_arg[t] = pc_args[len(pc_arg)]
-    args_in = in_names + ix_names + src_names + pc_args + sc_names
+    args_in = in_names + ix_names + src_names + pc_args + sc_names + (["bs0"] if base_new
+                                                                      else [])
     # the launch plan (domain, grid, integer arguments, constexprs) from the arguments'
     # shapes, strides and scalars; the wrapper caches it per signature (``_kc_signature``)
-    dev_src = "dev" if device_arg else f"{(in_names + src_names + pc_args)[0]}.device"
+    dev_src = "dev" if device_arg else f"{(in_names + src_names + pc_args + ['bs0'])[0]}.device"
+    if scatter is not None:
+        dev_src = f"{arg[scatter.args[0]]}.device"
     plan_args = ", ".join(args_in + (["dev"] if device_arg else []))
     w = [f"def {wname}_plan({plan_args}):"]
     w.append(f"    dev = {dev_src}")
@@ -222,7 +257,11 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for k, t in enumerate(positions):  # stand-ins: the position values' shapes, no memory
         w.append(f"    vs{k} = {stand_in(t, positions[t], sc_of)}")
         arg[t] = f"vs{k}"
-    shapes = [n + ".shape" for n in in_names] + [arg[t] + ".shape" for t in velem]
+    # scatter_add's src may be larger than its index: read where the index is
+    narrow = {arg[scatter_values(scatter)]} if (scatter is not None and in_place_index(
+        scatter) and scatter_values(scatter) not in members) else set()
+    shapes = [n + ".shape" for n in in_names if n not in narrow]
+    shapes += [arg[t] + ".shape" for t in velem]
     pextra: list[str] = []
     for i, n in enumerate(pieces):
         w += _piece_wrapper(n, i, [pc_arg[t] for t in piece_src[i]])
@@ -230,10 +269,18 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for i, n in enumerate(gathers):
         w += gather_shape_lines(i, n, arg)
         shapes.append(f"gs{i}")
+    sarg = dict(arg)  # the scatter's target: the base's contiguous copy (its shape)
+    if scatter is not None:
+        w.append(f"    sb = torch.empty({arg[scatter.args[0]]}.shape, device='meta')")
+        sarg[scatter.args[0]] = "sb"
+        w += gather_shape_lines(len(gathers), scatter, sarg)
+        shapes.append(f"gs{len(gathers)}")
     w.append(f"    {domain_arg} = _kc_broadcast({', '.join(shapes)})")
-    for nm in out_names:  # the outputs' strides (allocated contiguous by the wrapper)
-        w.append(f"    {nm} = torch.empty({domain_arg}, device='meta')")
-    views = [f"{nm}.expand({domain_arg})" for nm in in_names]
+    for nm, o in zip(out_names, outs, strict=True):  # the outputs' strides (allocated
+        if o is not scatter:  # contiguous by the wrapper)
+            w.append(f"    {nm} = torch.empty({domain_arg}, device='meta')")
+    views = [f"{nm}[tuple(slice(0, s) for s in {domain_arg})]" if nm in narrow
+             else f"{nm}.expand({domain_arg})" for nm in in_names]
     views += [f"{arg[t]}.expand({domain_arg})" for t in velem]
     gextra, gi_views = [], []
     gi_raw: dict[str, str] = {}  # index view -> the tensor it views (the same pointer)
@@ -250,7 +297,15 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             pviews.append(f"torch.empty_strided({domain_arg}, {pc_arg[t]}.stride(), "
                           "device='meta')")
         pextra.append(f"*_kc_piece_dims({domain_arg}, {_piece_dims(pieces[i])!r}), *pc{i}")
-    views += gi_views + pviews + out_names
+    sextra: list[str] = []
+    if scatter is not None:  # the target over the domain, then its index views
+        view, lines, raw = gather_view_lines(len(gathers), scatter, sarg, domain_arg, canon)
+        w += lines
+        gi_views += list(raw)
+        gi_raw.update(raw)
+        sextra = gather_ints(scatter, sarg)
+    views += gi_views + pviews + [view if o is scatter else nm
+                                  for nm, o in zip(out_names, outs, strict=True)]
     w.append(f"    views = [{', '.join(views)}]")
     w.append("    numel = 1")
     w.append(f"    for s in {domain_arg}:")
@@ -268,7 +323,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    grid = (triton.cdiv(sizes[-1], xb) * triton.cdiv(numel // sizes[-1], yb),)")
     # a gather's view has stride 0 on the dims it indexes: its source counts as a whole
     # (a 256k x 8192 embedding table passes 2**31 elements)
-    w.append(f"    far = _kc_far([*views{''.join(', ' + x for x in src_names)}])")
+    far_of = src_names + (["sb"] if scatter is not None else [])
+    w.append(f"    far = _kc_far([*views{''.join(', ' + x for x in far_of)}])")
     w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")
     first = len(in_names)  # the computed views' places in ``views``
     flag_at = {nm: first + k for k, nm in enumerate(vp_names)}
@@ -278,12 +334,14 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                     for nm, i in flag_at.items())
     pc_ptrs = [pc_arg[t] for srcs in piece_src for t in srcs]
     w.append("    ints = [numel, *sizes, *[v for s in sizes for v in _kc_magic(s)], "
-             f"*[s for st in strides for s in st]{''.join(', ' + e for e in gextra + pextra)}]")
+             f"*[s for st in strides for s in st]"
+             f"{''.join(', ' + e for e in gextra + sextra + pextra)}]")
     w.append(f"    return {domain_arg}, grid, ints, dict(NDIM=ndim, IDX64=far, FASTDIV=fast, "
              f"XBLOCK=xb, YBLOCK=yb, num_warps=warps{flags})")
     ptrs = in_names + src_names + [gi_raw[x] for x in gi_views if x not in vgi] + pc_ptrs
+    extra = ["dev=None"] if device_arg else ["donate=False"] if scatter is not None else []
     w += ["", "", f"{wname}_plans = {{}}", "", "",
-          f"def {wname}({', '.join(args_in + (['dev=None'] if device_arg else []))}):",
+          f"def {wname}({', '.join(args_in + extra)}):",
           ("    dev = _kc_default_device() if dev is None else dev" if device_arg
            else f"    dev = {dev_src}"),
           f"    key = _kc_signature(({plan_args},))",
@@ -292,13 +350,18 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
           f"        plan = {wname}_plans[key] = {wname}_plan({plan_args})",
           "    shape, grid, ints, kw = plan"]
     for nm, o in zip(out_names, outs, strict=True):
-        w.append(f"    {nm} = torch.empty(shape, device=dev, dtype={val(o).dtype})")
+        if o is scatter:  # added into: the base's copy, or the base handed over
+            b = arg[o.args[0]]
+            w.append(f"    {nm} = {b} if donate and {b}.is_contiguous() else "
+                     f"{b}.clone(memory_format=torch.contiguous_format)")
+        else:
+            w.append(f"    {nm} = torch.empty(shape, device=dev, dtype={val(o).dtype})")
     launch = ", ".join(ptrs + out_names + sc_names)
     w.append(f"    if grid is not None:\n        {kname}[grid]({launch}, *ints, **kw)")
     w.append(f"    return ({', '.join(out_names)},)")
     sig = {nm: ptr_type(a) for nm, a in zip(in_names, tensors, strict=True)}
     sig.update({nm: ptr_type(a) for nm, a in zip(src_names, sources, strict=True)})
-    sig.update({f"gi{i}k{j}": ptr_type(t) for i, n in enumerate(gathers)
+    sig.update({f"gi{i}k{j}": ptr_type(t) for i, n in enumerate(indexed)
                 for j, t in enumerate(gather_indices(n))
                 if canon[(i, j)] == f"gi{i}k{j}" and t not in positions})
     sig.update({nm: ptr_type(t) for nm, t in zip(
@@ -311,12 +374,46 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     piece_args = list(pc_arg)
     # representative flags: a computed view along the columns
     pos_flags = {f"{nm}_{x}": x == "C" for nm in pos_views for x in "RC"}
+    base = [scatter.args[0]] if base_new else []
     return KernelSource(kname, wname, source, "\n".join(w),
-                        tensors + index_only + sources + piece_args + scalars, list(outs), cfg,
+                        tensors + index_only + sources + piece_args + scalars + base, list(outs),
+                        cfg,
                         signature=sig, constexprs={"NDIM": 2, "IDX64": False,
                                                    "FASTDIV": False, "XBLOCK": cfg["BLOCK"],
                                                    "YBLOCK": 1, **pos_flags},
-                        num_warps=cfg["num_warps"], device_arg=device_arg)
+                        num_warps=cfg["num_warps"], device_arg=device_arg,
+                        call_kwargs={"donate": "True"} if _donatable(scatter) else {})
+
+
+def _donatable(scatter: fx.Node | None) -> bool:
+    """Whether the forward may hand a scatter its base to add into: an intermediate that a
+    functional op (not a view) made fresh and that nothing else reads."""
+    if scatter is None:
+        return False
+    base = scatter.args[0]
+    return (base.op == "call_function" and not is_view(base.target)
+            and list(base.users) == [scatter])
+
+
+def _index_lines(gi: str, loaded: set[str], vgi: dict[str, fx.Node],
+                 positions: dict[fx.Node, list[fx.Node]], env: dict[fx.Node, str],
+                 rank: int) -> list[str]:
+    """Kernel lines giving index view ``gi``'s value ``{gi}_v`` at the element, once per
+    kernel (``loaded``): loaded, or computed from the element's position."""
+    if gi in loaded:
+        return []
+    loaded.add(gi)
+    if gi in vgi:  # computed from the element's position, not loaded
+        body = _position_offset_lines(gi, rank)
+        lines, value = position_lines(positions[vgi[gi]], f"{gi}_off", gi, env)
+        body += lines
+    else:
+        body = offset_lines(f"{gi}_off", "i", f"{gi}_st", rank, "NDIM", "row * 0", "    ")
+        value = f"tl.load({gi} + {gi}_off, mask=mask, other=0)"
+    # int32 offsets unless one can pass 2**31 (an index is below its dim's size, or the
+    # program is wrong)
+    return body + ["    if IDX64:", f"        {gi}_v = {value}.to(tl.int64)",
+                   "    else:", f"        {gi}_v = {value}.to(tl.int32)"]
 
 
 def _position_offset_lines(nm: str, rank: int) -> list[str]:
@@ -377,10 +474,10 @@ def stand_in(t: fx.Node, chain: list[fx.Node], sc_of: dict[fx.Node, str]) -> str
 def gather_shape_lines(i: int, n: fx.Node, arg: dict[fx.Node, str]) -> list[str]:
     """Wrapper lines of gather ``i``'s shape ``gs{i}`` (the source's dims around the
     indices' broadcast shape ``gb{i}``; ``aten.gather``: the index tensor's shape)."""
-    first, k = gather_dims(n)[0], len(gather_dims(n))
+    first, k = _index_dims(n)[0], len(_index_dims(n))
     idx = [arg[t] for t in gather_indices(n)]
     src = arg[n.args[0]]
-    if op_name(n.target) == "gather":
+    if in_place_index(n):
         return [f"    gs{i} = gb{i} = {idx[0]}.shape"]
     return [f"    gb{i} = _kc_broadcast({', '.join(t + '.shape' for t in idx)})",
             f"    gs{i} = {src}.shape[:{first}] + gb{i} + {src}.shape[{first + k}:]"]
@@ -389,7 +486,7 @@ def gather_shape_lines(i: int, n: fx.Node, arg: dict[fx.Node, str]) -> list[str]
 def gather_ints(n: fx.Node, arg: dict[fx.Node, str]) -> list[str]:
     """The launch's integers of a gather: its source's sizes, then strides, on the gathered
     dims (an index wraps below 0 by the size and moves by the stride)."""
-    first, k = gather_dims(n)[0], len(gather_dims(n))
+    first, k = _index_dims(n)[0], len(_index_dims(n))
     src = arg[n.args[0]]
     return [f"*{src}.shape[{first}:{first + k}]", f"*{src}.stride()[{first}:{first + k}]"]
 
@@ -399,11 +496,11 @@ def gather_view_lines(i: int, n: fx.Node, arg: dict[fx.Node, str], domain: str,
     """Gather ``i`` over the domain: the expression of its source's view (stride 0 on the
     gathered dims), the wrapper lines defining the views of its index tensors that no
     earlier gather defined (``canon``), and each such view's tensor (its pointer)."""
-    first, k = gather_dims(n)[0], len(gather_dims(n))
+    first, k = _index_dims(n)[0], len(_index_dims(n))
     src = arg[n.args[0]]
     lines: list[str] = []
     raw: dict[str, str] = {}
-    if op_name(n.target) == "gather":
+    if in_place_index(n):
         if canon[(i, 0)] == f"gi{i}k0":
             lines.append(f"    gi{i}k0 = {arg[n.args[2]]}.expand({domain})")
             raw[f"gi{i}k0"] = arg[n.args[2]]
@@ -425,7 +522,7 @@ def gather_canon(gathers: list[fx.Node]) -> dict[tuple[int, int], str]:
     canon: dict[tuple[int, int], str] = {}
     seen: dict[tuple[Any, ...], str] = {}
     for i, n in enumerate(gathers):
-        for k in range(len(gather_dims(n))):
+        for k in range(len(_index_dims(n))):
             canon[(i, k)] = seen.setdefault(_index_view_key(n, k), f"gi{i}k{k}")
     return canon
 
@@ -435,7 +532,7 @@ def _index_view_key(n: fx.Node, k: int) -> tuple[Any, ...]:
     tensor, the gather's kind and dims, the source's rank and all its index shapes (they
     broadcast together). Equal keys, equal views."""
     idx = gather_indices(n)
-    return (idx[k], op_name(n.target) == "gather", gather_dims(n), val(n.args[0]).dim(),
+    return (idx[k], in_place_index(n), _index_dims(n), val(n.args[0]).dim(),
             tuple(shape_key(val(t).shape) for t in idx))
 
 
