@@ -600,7 +600,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 new("extern", n, reason=f"convolution: {why}")
             continue
         if scatter_dims(n) is not None:
-            domain = shape_key(scatter_shape(n))
+            domain = _scatter_domain(n)
             g = group_of.get(scatter_values(n))
             if g is not None and _scatter_prologue_ok(g, n, domain, opts, group_of, groups):
                 g.kind, g.anchor = "scatter", n  # the values' kernel adds them where they go
@@ -635,6 +635,19 @@ def _prologue_ok(g: Group, consumer: fx.Node, opts: FusionOptions) -> bool:
             if u not in members and u is not consumer:
                 return False
     return True
+
+
+def _scatter_domain(n: fx.Node) -> tuple[str, ...]:
+    """A scatter's domain as a shape key: its values' own where they take every dim (the
+    capture names the values' sizes and the base's with different symbols, equal at run
+    time: ``index_put`` broadcasts the values, never shrinks them), else the broadcast
+    shape. ``scatter_add`` runs over its index (its src may be larger)."""
+    full = shape_key(scatter_shape(n))
+    v = shape_key(val(scatter_values(n)).shape)
+    if (not in_place_index(n) and len(v) == len(full)
+            and all(a != "1" or b == "1" for a, b in zip(v, full, strict=True))):
+        return v
+    return full
 
 
 def _scatter_prologue_ok(g: Group, n: fx.Node, domain: tuple[str, ...], opts: FusionOptions,
