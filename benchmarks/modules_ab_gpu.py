@@ -43,7 +43,7 @@ def _bytes(model: torch.nn.Module, inputs: list, out: object) -> int:
 
 
 def run_problem(path: Path, modules: dict[str, Path], budget_ms: float, emit,
-                sweep: str | None = None) -> dict[str, float]:
+                sweep: str | None = None, sweep_only: str | None = None) -> dict[str, float]:
     problem = load_problem(path)
     sets = timing_inputs(problem, "fp32", 0, 3)
     ref_model = timed_model(problem, "fp32", 0, None)
@@ -87,8 +87,11 @@ def run_problem(path: Path, modules: dict[str, Path], budget_ms: float, emit,
         row(label, model, module=str(module_path))
         if label == sweep:
             for name, key in _tuned_keys(module, model, sets[0]):
+                if sweep_only and sweep_only not in name:
+                    continue
                 arch = module._kc_arch(sets[0][0].device)
-                grid = _row_configs(*key) if "reduction" in name else _tile_configs()
+                grid = (_row_configs(*key) if "reduction" in name
+                        else _tile_configs("scatter" in name))
                 for cfg in grid:
                     module._KC_TUNED.clear()
                     module._KC_TUNED[(name, arch, key)] = cfg
@@ -105,7 +108,8 @@ def _tuned_keys(module, model, inputs) -> list[tuple[str, tuple[int, ...]]]:
     real = module._kc_tuned
 
     def spy(name, dev, key):
-        if (("reduction" in name and len(key) == 2) or "pointwise" in name) and (
+        if (("reduction" in name and len(key) == 2) or "pointwise" in name
+                or "scatter" in name) and (
                 name, tuple(key)) not in seen:
             seen.append((name, tuple(key)))
         return real(name, dev, key)
@@ -121,10 +125,13 @@ def _tuned_keys(module, model, inputs) -> list[tuple[str, tuple[int, ...]]]:
     return seen
 
 
-def _tile_configs() -> list[dict]:
-    """Pointwise tiles: elements per program, column block (None: the heuristic's), warps."""
-    return [dict(BLOCK=b, XBLOCK=x, num_warps=w, FASTDIV=False)
-            for b, w in ((1024, 4), (2048, 8), (4096, 8)) for x in (None, 32, 64, 128, 256)]
+def _tile_configs(scatter: bool = False) -> list[dict]:
+    """Pointwise tiles: elements per program, column block (None: the heuristic's), warps
+    (scatters: smaller blocks too, atomics in flight per program)."""
+    sizes = ((64, 1), (128, 1), (128, 2), (256, 1), (256, 2), (512, 2)) if scatter else (
+        (1024, 4), (2048, 8), (4096, 8))
+    cols = (None,) if scatter else (None, 32, 64, 128, 256)
+    return [dict(BLOCK=b, XBLOCK=x, num_warps=w, FASTDIV=False) for b, w in sizes for x in cols]
 
 
 def _row_configs(K: int, R: int) -> list[dict]:
@@ -148,6 +155,8 @@ def main() -> None:
     ap.add_argument("--budget-ms", type=float, default=400.0)
     ap.add_argument("--sweep", metavar="LABEL", help="also sweep the row-reduction launch "
                     "configs of this module (through its tuned table)")
+    ap.add_argument("--sweep-only", metavar="TEXT", help="sweep only the wrappers whose name "
+                    "holds TEXT (e.g. scatter)")
     ap.add_argument("problems", nargs="+", type=Path)
     args = ap.parse_args()
     modules = versions(args.modules)
@@ -156,7 +165,7 @@ def main() -> None:
     for path in args.problems:
         try:
             table.append((path.stem, run_problem(path, modules, args.budget_ms, emit,
-                                                    args.sweep)))
+                                                    args.sweep, args.sweep_only)))
         except Exception as exc:  # noqa: BLE001 - a problem that cannot run is a row
             emit({"problem": path.stem, "error": f"{type(exc).__name__}: {exc}"[:300]})
     labels = ["eager", "compile", *modules]

@@ -77,9 +77,12 @@ def _index_dims(n: fx.Node) -> tuple[int, ...]:
 
 
 def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSource:
-    cfg: dict[str, Any] = {"BLOCK": 1024, "num_warps": 4, "BLOCK_CPU": 4096}
-    cfg.update(config or {})
     scatter = g.anchor if g.kind == "scatter" else None
+    # scatters: small programs (H200: 256 elements on 2 warps took a GNN's message scatter
+    # from 0.57 to 0.20 ms and a contended segment sum from 0.64 to 0.42 against 1024 on 4)
+    cfg: dict[str, Any] = {"BLOCK": 1024 if scatter is None else 256,
+                           "num_warps": 4 if scatter is None else 2, "BLOCK_CPU": 4096}
+    cfg.update(config or {})
     try:  # the size the tuner tunes at (the capture's; symbolic dims by their hints)
         shape = val(g.outputs[0]).shape if scatter is None else scatter_shape(scatter)
         cfg["at"] = {"numel": math.prod(hint(d) for d in shape)}
