@@ -120,6 +120,24 @@ COUNTS = """
 """
 
 
+PAIRED_ROWS = """
+    import torch, torch.nn as nn
+    import torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, a, b, c):
+            # independent row reductions of different tensors that a later op combines:
+            # cosine similarity's two norms, a Pearson correlation, a ratio of row sums
+            cos = F.cosine_similarity(a, b, dim=1)
+            am, bm = a - a.mean(-1, keepdim=True), b - b.mean(-1, keepdim=True)
+            r = (am * bm).sum(-1) / (am.norm(dim=-1) * bm.norm(dim=-1) + 1e-6)
+            return cos, r, a.exp().sum(-1) / c.abs().sum(-1)
+
+    def get_inputs(): return [torch.randn(37, 300), torch.randn(37, 300), torch.randn(37, 300)]
+    def get_init_inputs(): return []
+"""
+
+
 def _generate(write, tmp_path: Path, name: str, source: str):
     path = write(f"{name}.py", source)
     gen = generate(path, GenerateOptions(out_dir=tmp_path / "out", device="cpu"))
@@ -139,6 +157,9 @@ def _generate(write, tmp_path: Path, name: str, source: str):
         # argmax(1) and (p > 0).sum(1) read the same rows: one kernel; the eq, then the count
         # of its hits; idx.sum(0); the count of idx % 3 == 0
         ("counts", COUNTS, 4),
+        # every row reduction of a and b in one pass (their normalised copies never written
+        # out); c's rows have sizes of their own (other symbols in the capture): a second
+        ("paired_rows", PAIRED_ROWS, 2),
     ],
 )
 def test_reduction_judged_correct(write, tmp_path: Path, name: str, source: str,

@@ -1024,6 +1024,14 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
                 and (home.kind in ("pointwise", "reduction")
                      or not (g.positions or _has_gather(g)))):
             merged.append(g)
+        elif (opts.merge_row_siblings and home.kind == g.kind == "reduction"
+              and g.domain == home.domain and g.rdims == home.rdims
+              and all(g.id not in m.deps and m.id not in g.deps for m in merged)
+              and not any(m.positions or _has_gather(m) for m in (*merged, g))):
+            # independent reductions over the same rows that this node combines (cosine
+            # similarity's two norms, each dividing its own tensor): one pass reads both
+            # tensors, where two kernels wrote a normalised tensor out and read it back
+            merged.append(g)
     for a in n.all_input_nodes:
         h = group_of.get(a)
         if h is None or h in merged:
