@@ -174,7 +174,10 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             params.append(f"pc{i}s{k}_sh")
     # computed views: whether they vary along the rows, along the columns (launch flags)
     pos_views = vp_names + [x for x in gi_names if x in vgi]
-    params += [f"{nm}_{x}: tl.constexpr" for nm in pos_views for x in "RC"]
+    # loaded views too: an operand constant along the columns (a per-row scale, an
+    # embedding's token ids) is loaded once per tile row, one along the rows once per column
+    ld_views = in_names + [x for x in gi_names if x not in vgi]
+    params += [f"{nm}_{x}: tl.constexpr" for nm in pos_views + ld_views for x in "RC"]
     params += ["NDIM: tl.constexpr", "IDX64: tl.constexpr", "FASTDIV: tl.constexpr",
                "XBLOCK: tl.constexpr", "YBLOCK: tl.constexpr"]
     L = R - 1  # the innermost dim: the tile's columns; the dims outside it: its rows
@@ -186,7 +189,9 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         "    pid_r = pid // nxb",
         "    row = pid_r * YBLOCK + tl.arange(0, YBLOCK)[:, None]",
         "    col = (pid - pid_r * nxb) * XBLOCK + tl.arange(0, XBLOCK)[None, :]",
-        f"    mask = (row < numel // size{L}) & (col < size{L})",
+        f"    rmask = row < numel // size{L}",
+        f"    cmask = col < size{L}",
+        "    mask = rmask & cmask",
         f"    lin = row * size{L} + col",
     ]
     # a row's dims are split once per row, not per element
@@ -194,8 +199,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     body.append(f"    i{L} = col")
     env: dict[fx.Node, str] = {}
     for nm, a in zip(in_names, tensors, strict=True):
-        body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "row * 0", "    ")
-        body.append(f"    {var(a)} = tl.load({nm} + {nm}_off, mask=mask, other=0)"
+        body += _load_offset_lines(nm, R)
+        body.append(f"    {var(a)} = tl.load({nm} + {nm}_off, mask={nm}_m, other=0)"
                     f".to({compute_dtype(a)})")
         env[a] = var(a)
     for nm, a in zip(sc_names, scalars, strict=True):
@@ -225,7 +230,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for nm, o in zip(out_names, outs, strict=True):
         body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "row * 0", "    ")
         if o is not scatter:
-            body.append(f"    tl.store({nm} + {nm}_off, {env[o]}.to({tl_dtype(o)}), mask=mask)")
+            body.append(f"    tl.store({nm} + {nm}_off, tl.broadcast_to({env[o]}.to({tl_dtype(o)}), "
+                        "[YBLOCK, XBLOCK]), mask=mask)")
             continue
         for k in range(len(_index_dims(o))):  # the target element the index sends it to
             gi = canon[(len(gathers), k)]
@@ -233,9 +239,9 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             body.append(f"    sx_i{k} = tl.where({gi}_v < 0, {gi}_v + sx_n{k}, {gi}_v)")
             body.append(f"    {nm}_off += sx_i{k} * sx_s{k}")
         # duplicates add up: relaxed atomics (the sum's order is free, as fp32 allows)
-        body.append(f"    tl.atomic_add({nm} + {nm}_off, {env[scatter_values(o)]}"
-                    f".to({tl_dtype(o)}), "
-                    "mask=mask, sem='relaxed')")
+        body.append(f"    tl.atomic_add({nm} + tl.broadcast_to({nm}_off, [YBLOCK, XBLOCK]), "
+                    f"tl.broadcast_to({env[scatter_values(o)]}.to({tl_dtype(o)}), "
+                    "[YBLOCK, XBLOCK]), mask=mask, sem='relaxed')")
     source = "@triton.jit\ndef " + kname + "(" + ", ".join(params) + "):\n" + "\n".join(body)
 
     # ---- wrapper
@@ -333,6 +339,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     flag_at = {nm: first + k for k, nm in enumerate(vp_names)}
     gfirst = first + len(vp_names) + len(g_names)
     flag_at.update({x: gfirst + gi_names.index(x) for x in pos_views if x in vgi})
+    flag_at.update({nm: k for k, nm in enumerate(in_names)})
+    flag_at.update({x: gfirst + gi_names.index(x) for x in ld_views if x not in in_names})
     flags = "".join(f", {nm}_R=any(strides[{i}][:-1]), {nm}_C=strides[{i}][-1] != 0"
                     for nm, i in flag_at.items())
     pc_ptrs = [pc_arg[t] for srcs in piece_src for t in srcs]
@@ -377,6 +385,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     piece_args = list(pc_arg)
     # representative flags: a computed view along the columns
     pos_flags = {f"{nm}_{x}": x == "C" for nm in pos_views for x in "RC"}
+    pos_flags.update({f"{nm}_{x}": True for nm in ld_views for x in "RC"})  # whole tiles
     base = [scatter.args[0]] if base_new else []
     return KernelSource(kname, wname, source, "\n".join(w),
                         tensors + index_only + sources + piece_args + scalars + base, list(outs),
@@ -411,12 +420,22 @@ def _index_lines(gi: str, loaded: set[str], vgi: dict[str, fx.Node],
         lines, value = position_lines(positions[vgi[gi]], f"{gi}_off", gi, env)
         body += lines
     else:
-        body = offset_lines(f"{gi}_off", "i", f"{gi}_st", rank, "NDIM", "row * 0", "    ")
-        value = f"tl.load({gi} + {gi}_off, mask=mask, other=0)"
+        body = _load_offset_lines(gi, rank)
+        value = f"tl.load({gi} + {gi}_off, mask={gi}_m, other=0)"
     # int32 offsets unless one can pass 2**31 (an index is below its dim's size, or the
     # program is wrong)
     return body + ["    if IDX64:", f"        {gi}_v = {value}.to(tl.int64)",
                    "    else:", f"        {gi}_v = {value}.to(tl.int32)"]
+
+
+def _load_offset_lines(nm: str, rank: int) -> list[str]:
+    """``{nm}_off`` and its mask ``{nm}_m`` for a view loaded from memory, shaped as
+    ``_position_offset_lines`` shapes a computed one (by the launch's ``{nm}_R`` and
+    ``{nm}_C``): the load of an operand that one of the tile's dims does not move is one per
+    row or column, broadcast where it is used."""
+    return _position_offset_lines(nm, rank) + [
+        f"    if {nm}_R:", f"        if {nm}_C:", f"            {nm}_m = mask",
+        "        else:", f"            {nm}_m = rmask", "    else:", f"        {nm}_m = cmask"]
 
 
 def _position_offset_lines(nm: str, rank: int) -> list[str]:
