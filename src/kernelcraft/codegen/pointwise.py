@@ -230,7 +230,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     for nm, o in zip(out_names, outs, strict=True):
         body += offset_lines(f"{nm}_off", "i", f"{nm}_st", R, "NDIM", "row * 0", "    ")
         if o is not scatter:
-            body.append(f"    tl.store({nm} + {nm}_off, tl.broadcast_to({env[o]}.to({tl_dtype(o)}), "
+            value = f"{env[o]}.to({tl_dtype(o)})"
+            body.append(f"    tl.store({nm} + {nm}_off, tl.broadcast_to({value}, "
                         "[YBLOCK, XBLOCK]), mask=mask)")
             continue
         for k in range(len(_index_dims(o))):  # the target element the index sends it to
