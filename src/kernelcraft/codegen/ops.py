@@ -161,10 +161,11 @@ POINTWISE: dict[str, Callable[..., str]] = {
     "bitwise_not": lambda a, **_: f"(~{a})",
     "isnan": lambda a, **_: f"({a} != {a})",
     "isinf": lambda a, **_: f"(tl.abs({a}) == float('inf'))",
-    # a constant shaped like its operand (the caller casts it to the node's dtype)
-    "full_like": lambda a, v, **_: f"tl.where({a} == {a}, {v}, {v})",
-    "zeros_like": lambda a, **_: f"tl.where({a} == {a}, 0.0, 0.0)",
-    "ones_like": lambda a, **_: f"tl.where({a} == {a}, 1.0, 1.0)",
+    # a constant shaped like its operand (the caller casts it to the node's dtype); only
+    # the operand's shape is read, so the compiler drops its load
+    "full_like": lambda a, v, **_: f"tl.where(tl.zeros_like({a}) == 0, {v}, {v})",
+    "zeros_like": lambda a, **_: f"tl.where(tl.zeros_like({a}) == 0, 0.0, 0.0)",
+    "ones_like": lambda a, **_: f"tl.where(tl.zeros_like({a}) == 0, 1.0, 1.0)",
     "clone": lambda a, **_: a,
     "_to_copy": lambda a, **_: a,  # the cast to the node's dtype is applied by the caller
     "lift_fresh_copy": lambda a, **_: a,
