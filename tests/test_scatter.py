@@ -188,3 +188,36 @@ def test_plan_takes_only_float32_accumulating_scatters():
     kinds = {g.describe(): g.kind for g in plan.groups}
     assert kinds.get("index_put") == "extern"  # int64: no atomic template here
     assert any(k == "scatter" and "mul" in ops for ops, k in kinds.items()), kinds
+
+
+RESIDUAL = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, h, out, idx, gate):
+        # x + zeros.index_add(...): the scatter adds into a copy of h; the second zero base
+        # is also returned, so its sum stays a sum
+        combined = torch.zeros_like(h).index_add_(0, idx, out * gate[:, None])
+        z = torch.zeros_like(h)
+        kept = z.index_add(0, idx, out)
+        return h + combined, kept + h, z
+
+t, d, r = 12, 16, 30
+def get_inputs():
+    return [torch.randn(t, d), torch.randn(r, d), torch.randint(0, t, (r,)), torch.rand(r)]
+def get_init_inputs(): return []
+"""
+
+
+def test_a_residual_added_to_a_zero_based_scatter_is_its_base(write, tmp_path):
+    gen = generate(write("residual.py", RESIDUAL), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    kinds = [(g.kind, g.describe()) for g in gen.plan.groups if g.kind not in ("glue",)]
+    # the first add is folded (no fill, no add pass); the second zero base is returned too,
+    # so it is filled, scattered into (a copy) and added as written
+    assert sorted(kinds) == [("pointwise", "add"), ("pointwise", "full_like"),
+                             ("scatter", "index_put"), ("scatter", "mul, index_put")], kinds
+    text = gen.module_path.read_text()
+    assert "donate=True" not in text  # h is the caller's, z is returned
+    cases = ["[torch.randn(3, 5), torch.randn(9, 5), torch.randint(0, 3, (9,)), torch.rand(9)]"]
+    assert _runs(gen, cases) == {4}

@@ -93,6 +93,9 @@ class FusionOptions:
     #: a gather of a gather on other dims as one gather (``rewrite.merge_gathers``:
     #: ``torch.roll`` over two dims reads its source once, in the kernel that uses it)
     merge_gathers: bool = True
+    #: ``x + zeros.index_add(...)`` as ``x.index_add(...)`` (``rewrite.fold_scatter_bases``):
+    #: the scatter adds into a copy of x, no zero fill and no pass adding the two
+    fold_scatter_bases: bool = True
 
 
 @dataclass
@@ -392,6 +395,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import merge_gathers
 
         merge_gathers(gm)
+    if opts.fold_scatter_bases:
+        from kernelcraft.rewrite import fold_scatter_bases
+
+        fold_scatter_bases(gm)
     if opts.sink_views or opts.drop_expands or opts.unmerge_views:
         keep: set[fx.Node] = set()  # what the attention template will claim stays as it is
         if opts.attention_template:

@@ -37,6 +37,12 @@ the element's index along ``d`` (computed from its position in the kernel): the 
 its sources inside the kernel that reads it, so ``f(a)`` is no longer written out and read
 back (rotate_half's ``cat((-x2, x1))`` in rotary embeddings: one pass over q, not two).
 
+``fold_scatter_bases``: ``add(x, s)`` with ``s`` a scatter (an accumulating ``index_put``,
+``scatter_add``) into a fill of zeros that nothing else reads becomes the scatter into ``x``:
+the sums are the same (the order of the additions is free, as the atomics' is), and the
+zeros are neither written nor read back by a second pass (a mixture-of-experts combine
+added to its residual, a message aggregation added to the node's own features).
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -679,3 +685,47 @@ def merge_gathers(gm: fx.GraphModule) -> int:
         graph.eliminate_dead_code()
         gm.recompile()
     return count
+
+
+def fold_scatter_bases(gm: fx.GraphModule) -> int:
+    """``x + scatter(zeros, ...)`` as ``scatter(x, ...)``; the number of folds."""
+    from kernelcraft.plan import scatter_dims
+
+    folded = 0
+    for n in list(gm.graph.nodes):
+        if (n.op != "call_function" or op_name(n.target) != "add" or len(n.args) != 2
+                or n.kwargs.get("alpha", 1) != 1 or not isinstance(val(n), torch.Tensor)):
+            continue
+        for s, x in ((n.args[0], n.args[1]), (n.args[1], n.args[0])):
+            if not (isinstance(s, fx.Node) and scatter_dims(s) is not None
+                    and list(s.users) == [n] and is_tensor_node(x)
+                    and _zero_fill(s.args[0]) and list(s.args[0].users) == [s]):
+                continue
+            out = shape_key(val(n).shape)
+            if (shape_key(val(x).shape) != out or shape_key(val(s).shape) != out
+                    or val(x).dtype != val(n).dtype or val(s).dtype != val(n).dtype):
+                continue
+            base = s.args[0]
+            with gm.graph.inserting_before(n):
+                new = gm.graph.call_function(s.target, (x, *s.args[1:]), dict(s.kwargs))
+            new.meta = dict(n.meta)
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+            gm.graph.erase_node(s)
+            gm.graph.erase_node(base)
+            folded += 1
+            break
+    if folded:
+        gm.recompile()
+    return folded
+
+
+def _zero_fill(n: Any) -> bool:
+    """A tensor of zeros made from a literal (``torch.zeros``, ``zeros_like``)."""
+    if not (isinstance(n, fx.Node) and n.op == "call_function"):
+        return False
+    name = op_name(n.target)
+    if name in ("zeros", "zeros_like", "new_zeros"):
+        return True
+    value = n.args[1] if len(n.args) > 1 else None
+    return name in ("full", "full_like") and isinstance(value, (int, float)) and value == 0
