@@ -2,7 +2,7 @@
 # The scatter template on the GPU: modules of the commit before it (old: index_put and
 # scatter_add in PyTorch) and with it (new), made without a GPU, timed in one process
 # against eager and torch.compile, the new scatter kernels' launch configs swept; then
-# the three scatter problems judged through `generate` (tuning, kernel-or-eager choice).
+# the three scatter problems judged through `generate` (heuristic configs, kernel-or-eager choice).
 # Usage (repository root, GPU machine): OUT=DIR bash benchmarks/results/scatter-20261204/run.sh
 set -u
 export PYTHONPATH=$PWD/src:$PWD/benchmarks PYTHONUNBUFFERED=1
