@@ -257,3 +257,31 @@ def test_candidates_spilling_more_than_the_heuristic_config_are_pruned(write, tm
         pruned = db.records(w["key"], status="pruned")
     assert pruned and all(r.config_dict["BLOCK"] > 1024 for r in pruned)
     assert all("(the heuristic's config: 100)" in r.error for r in pruned)
+
+
+SEGMENT = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, batch):
+        # a scatter of ones made with an explicit float32 dtype: the tuner's float64
+        # reference must cast them as the program's float64 counterpart would
+        counts = torch.zeros(16, device=x.device).scatter_add(
+            0, batch, torch.ones_like(batch, dtype=torch.float32))
+        return x.sum(1) / counts.clamp(min=1.0)[batch]
+
+def get_inputs(): return [torch.randn(300, 8), torch.randint(0, 16, (300,))]
+def get_init_inputs(): return []
+"""
+
+
+def test_scatter_groups_are_tuned(write, tmp_path):
+    calls: list = []
+    gen = generate(write("segment.py", SEGMENT), _opts(tmp_path, make_timer(calls)))
+    tuned = [t for t in gen.tunings if t.family == "scatter"]
+    assert tuned and all(t.source == "searched" and t.measured >= 8 for t in tuned), tuned
+    with Database(tmp_path / "t.db") as db:
+        for w in db.workloads():
+            # every config ran and matched the float64 reference (none wrong or crashed)
+            assert not db.records(w["key"], status="wrong")
+            assert not db.records(w["key"], status="error")

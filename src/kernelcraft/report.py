@@ -265,7 +265,9 @@ def tuning_lines(gen: Any) -> list[str]:
             gain = f"{t.speedup:.2f}x" if t.speedup else "-"
             cfg = ", ".join(f"{k}={v}" for k, v in (t.config or {}).items()) or "-"
             source = {"searched": f"measured ({t.stopped_because})",
-                      "database": "database hit"}.get(t.source, t.source)
+                      "database": "database hit",
+                      "untunable": f"heuristic kept ({t.stopped_because})"}.get(t.source,
+                                                                                 t.source)
             lines.append(f"| {t.group} | {t.family} | {t.target} | {source} | {t.measured} | "
                          f"{failed} | {_ms(t.default_ms)} | {_ms(t.best_ms)} | {gain} | "
                          f"{cfg} |")
