@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tuner on scatter groups after the float64-reference fix: the segment pool with `--tune quick`
 # (the pointwise space searched for each scatter kernel, every config checked in float64).
-# Usage (repository root, GPU machine): OUT=DIR bash benchmarks/results/scatter-20261204/run-6.sh
+# Usage (repository root, GPU machine): OUT=DIR bash benchmarks/results/scatter-20261204/run-7.sh
 set -u
 export PYTHONPATH=$PWD/src:$PWD/benchmarks PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version --format=csv > $OUT/gpu.txt
