@@ -172,7 +172,7 @@ def test_values_read_elsewhere_and_plain_index_put(write, tmp_path):
     # the accumulating one is a scatter (its values are stored: the sum reads them too);
     # the plain one (one write wins among duplicates) stays in PyTorch
     assert sorted(kinds) == ["extern", "scatter"], kinds
-    assert any(g.kind == "extern" and "index_put" in g.reason for g in gen.plan.groups)
+    assert any(g.kind == "extern" and "one write wins" in g.reason for g in gen.plan.groups)
 
 
 def test_plan_takes_only_float32_accumulating_scatters():
@@ -187,6 +187,8 @@ def test_plan_takes_only_float32_accumulating_scatters():
     plan = build_plan(cap.gm)
     kinds = {g.describe(): g.kind for g in plan.groups}
     assert kinds.get("index_put") == "extern"  # int64: no atomic template here
+    ext = [g.reason for g in plan.groups if g.kind == "extern" and "index_put" in g.reason]
+    assert ext and "float32" in ext[0], ext
     assert any(k == "scatter" and "mul" in ops for ops, k in kinds.items()), kinds
 
 

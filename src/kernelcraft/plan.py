@@ -969,6 +969,14 @@ def _extern_reason(n: fx.Node) -> str:
         return f"{name}: arguments the pointwise template does not lower"
     if is_reduction(n.target):
         return f"{name}: reduction form not supported by the template (dtype or dims)"
+    if name == "index_put":
+        accumulate = n.args[3] if len(n.args) > 3 else n.kwargs.get("accumulate", False)
+        if accumulate is not True:
+            return "index_put: a plain assignment (among duplicate indices one write wins)"
+        return ("index_put: the scatter template adds float32 values by integer index tensors "
+                "on adjacent dims")
+    if name == "scatter_add":
+        return "scatter_add: the scatter template adds float32 values by an integer index"
     return f"{name}: no template yet"
 
 
