@@ -231,9 +231,15 @@ def gather_dims(n: Any) -> tuple[int, ...] | None:
         return None
     if val(x).dtype not in _GATHER_DTYPES:
         return None
+    return _adjacent_indices(idx)
+
+
+def _adjacent_indices(idx: list[Any] | tuple[Any, ...]) -> tuple[int, ...] | None:
+    """The dims an ``aten.index``/``index_put`` index list takes: integer index tensors on
+    adjacent dims (separated ones move their dims to the front: not here), else None."""
     pos = [i for i, t in enumerate(idx) if t is not None]
     if not pos or pos != list(range(pos[0], pos[-1] + 1)):
-        return None  # separated index tensors move their dims to the front: not here
+        return None
     for i in pos:
         if not is_tensor_node(idx[i]) or val(idx[i]).dtype not in (torch.int64, torch.int32):
             return None
@@ -280,19 +286,17 @@ def scatter_dims(n: Any) -> tuple[int, ...] | None:
         return (dim % max(val(base).dim(), 1),)
     if op_name(n.target) != "index_put":
         return None
-    accumulate = n.args[3] if len(n.args) > 3 else n.kwargs.get("accumulate", False)
     base, idx, values = n.args[0], n.args[1], n.args[2]
-    if (accumulate is not True or not is_tensor_node(base) or not is_tensor_node(values)
+    if (not _accumulates(n) or not is_tensor_node(base) or not is_tensor_node(values)
             or not isinstance(idx, (list, tuple)) or val(base).dtype not in _SCATTER_DTYPES
             or val(values).dtype != val(base).dtype):
         return None
-    pos = [i for i, t in enumerate(idx) if t is not None]
-    if not pos or pos != list(range(pos[0], pos[-1] + 1)):
-        return None
-    for i in pos:
-        if not is_tensor_node(idx[i]) or val(idx[i]).dtype not in (torch.int64, torch.int32):
-            return None
-    return tuple(pos)
+    return _adjacent_indices(idx)
+
+
+def _accumulates(n: fx.Node) -> bool:
+    """An ``index_put`` that adds (``accumulate=True``) rather than assigns."""
+    return (n.args[3] if len(n.args) > 3 else n.kwargs.get("accumulate", False)) is True
 
 
 def scatter_shape(n: fx.Node) -> tuple[Any, ...]:
@@ -970,8 +974,7 @@ def _extern_reason(n: fx.Node) -> str:
     if is_reduction(n.target):
         return f"{name}: reduction form not supported by the template (dtype or dims)"
     if name == "index_put":
-        accumulate = n.args[3] if len(n.args) > 3 else n.kwargs.get("accumulate", False)
-        if accumulate is not True:
+        if not _accumulates(n):
             return "index_put: a plain assignment (among duplicate indices one write wins)"
         return ("index_put: the scatter template adds float32 values by integer index tensors "
                 "on adjacent dims")

@@ -257,8 +257,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                                                                       else [])
     # the launch plan (domain, grid, integer arguments, constexprs) from the arguments'
     # shapes, strides and scalars; the wrapper caches it per signature (``_kc_signature``)
-    dev_src = "dev" if device_arg else f"{(in_names + src_names + pc_args + ['bs0'])[0]}.device"
-    if scatter is not None:
+    dev_src = "dev" if device_arg else f"{(in_names + src_names + pc_args)[0]}.device"
+    if scatter is not None:  # (it may have no other tensor argument)
         dev_src = f"{arg[scatter.args[0]]}.device"
     plan_args = ", ".join(args_in + (["dev"] if device_arg else []))
     w = [f"def {wname}_plan({plan_args}):"]
@@ -336,12 +336,13 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     far_of = src_names + (["sb"] if scatter is not None else [])
     w.append(f"    far = _kc_far([*views{''.join(', ' + x for x in far_of)}])")
     w.append("    fast = not far and t is not None and t.get('FASTDIV', False)")
-    first = len(in_names)  # the computed views' places in ``views``
-    flag_at = {nm: first + k for k, nm in enumerate(vp_names)}
+    # each flagged view's place in ``views``: the loaded inputs, the computed positions,
+    # then (after the gathers' source views) every index view, computed or loaded
+    first = len(in_names)
+    flag_at = {nm: k for k, nm in enumerate(in_names)}
+    flag_at.update({nm: first + k for k, nm in enumerate(vp_names)})
     gfirst = first + len(vp_names) + len(g_names)
-    flag_at.update({x: gfirst + gi_names.index(x) for x in pos_views if x in vgi})
-    flag_at.update({nm: k for k, nm in enumerate(in_names)})
-    flag_at.update({x: gfirst + gi_names.index(x) for x in ld_views if x not in in_names})
+    flag_at.update({x: gfirst + k for k, x in enumerate(gi_names)})
     flags = "".join(f", {nm}_R=any(strides[{i}][:-1]), {nm}_C=strides[{i}][-1] != 0"
                     for nm, i in flag_at.items())
     pc_ptrs = [pc_arg[t] for srcs in piece_src for t in srcs]
