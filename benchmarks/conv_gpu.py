@@ -1,6 +1,6 @@
 """The implicit-GEMM convolution template against cuDNN on the GPU: where its time goes.
 
-Per layer (3x3 layers of several widths, a 1x1 layer, a strided 3x3, a depthwise 3x3, 3-D
+Per layer (3x3 layers of several widths, 1x1 layers, a strided 3x3, a depthwise 3x3, 3-D
 layers, an RGB stem):
 cuDNN fp32 (TF32 off, as the strict judge runs it) with NCHW and channels-last inputs, and
 the template with the heuristic config, with TF32 dots (which says whether the dots or the
@@ -30,6 +30,11 @@ from kernelcraft.measure.compare import compare_one
 LAYERS = {
     "3x3_64_128": ((32, 64, 128, 128), (128, 64, 3, 3), 1, 1, 1),
     "1x1_256_256": ((32, 256, 56, 56), (256, 256, 1, 1), 1, 0, 1),
+    "1x1_256_512": ((32, 256, 56, 56), (512, 256, 1, 1), 1, 0, 1),
+    "1x1_64_256_56": ((32, 64, 56, 56), (256, 64, 1, 1), 1, 0, 1),
+    "1x1_1024_256_14": ((32, 1024, 14, 14), (256, 1024, 1, 1), 1, 0, 1),
+    "1x1_512_2048_7": ((32, 512, 7, 7), (2048, 512, 1, 1), 1, 0, 1),
+    "1x1_s2_256_512": ((32, 256, 56, 56), (512, 256, 1, 1), 2, 0, 1),
     "3x3_s2_128_256": ((32, 128, 64, 64), (256, 128, 3, 3), 2, 1, 1),
     "dw3x3_256": ((32, 256, 56, 56), (256, 1, 3, 3), 1, 1, 256),
     "3d_3x3x3_32_64": ((8, 32, 16, 64, 64), (64, 32, 3, 3, 3), 1, 1, 1),
@@ -41,10 +46,14 @@ LAYERS = {
     "dw3x3_s2_512": ((32, 512, 56, 56), (512, 1, 3, 3), 2, 1, 512),
     "dw3x3_1024_7": ((64, 1024, 7, 7), (1024, 1, 3, 3), 1, 1, 1024),
 }
-SWEPT = ("3x3_64_128", "1x1_256_256", "3x3_s2_128_256", "3x3_64_64", "3x3_32_128_valid")
+SWEPT = ("3x3_64_128", "1x1_256_256", "3x3_s2_128_256", "3x3_64_64", "3x3_32_128_valid",
+         "1x1_256_512", "1x1_64_256_56", "1x1_1024_256_14")
 SWEEP = [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=s)
          for bm, bn, bk, w, s in itertools.product((64, 128, 256), (64, 128), (32, 64), (4, 8),
                                                    (2, 3))]
+#: unstrided 1x1 layers (the PLANE walk: a GEMM, no index math to spill)
+PLANE_SWEEP = [dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=w, num_stages=3)
+               for bm, bn, bk, w in itertools.product((64, 128, 256), (64, 128), (32, 64), (4, 8))]
 #: direct (depthwise) layers: outputs per program and warps
 DIRECT_SWEEP = [dict(BLOCK_M=bm, num_warps=w)
                 for bm, w in itertools.product((256, 512, 1024, 2048), (2, 4, 8))]
@@ -63,7 +72,7 @@ def run_layer(name: str, spec: tuple, timed, emit, sweep: bool) -> None:
     out_pix = ref[0, 0].numel() * xs[0]
     flop = 2.0 * out_pix * ws[0] * ws[1] * (ws[2] ** (len(ws) - 2))
     base = dict(layer=name, x=list(xs), w=list(ws), stride=stride, padding=pad, groups=groups,
-                gflop=flop / 1e9)
+                gflop=flop / 1e9, gbytes=4 * (x.numel() + w.numel() + ref.numel()) / 1e9)
     xcl = x.contiguous(memory_format=torch.channels_last if len(xs) == 4
                        else torch.channels_last_3d)
 
@@ -85,8 +94,10 @@ def run_layer(name: str, spec: tuple, timed, emit, sweep: bool) -> None:
     direct_layer = conv_mod._kc_conv_direct(cin_g, ws[0] // groups)
     if direct_layer:  # the dot walks, for comparison
         variants.append(("dot_walk", x, "bf16x3", None))
+    plane = conv_mod._plane(list(xs), list(x.stride()), list(ws), (stride,) * (len(xs) - 2),
+                            (pad,) * (len(xs) - 2), groups, False)
     if sweep and name in SWEPT:
-        variants += [(json.dumps(c), x, "bf16x3", c) for c in SWEEP]
+        variants += [(json.dumps(c), x, "bf16x3", c) for c in (PLANE_SWEEP if plane else SWEEP)]
     if sweep and direct_layer:
         variants += [(json.dumps(c), x, "bf16x3", c) for c in DIRECT_SWEEP]
     for label, inp, prec, cfg in variants:

@@ -202,6 +202,13 @@ CASES: dict[str, tuple[Any, ...]] = {
     "gelu_scale_cl": (2, 1, 8, 12, (9, 9), (3, 3), {"padding": 1},
                       {"bias": True, "act": "gelu", "scale": -1.5, "cl_in": True,
                        "cl_out": True}),
+    # 1x1, stride 1, no padding over NCHW: the PLANE walk (no copy, per-image row tiles)
+    "1x1_plane_ragged": (2, 2, 40, 24, (7, 9), (1, 1), {"groups": 2},
+                         {"bias": True, "act": "relu"}),
+    "1x1_plane_cl_out": (2, 2, 16, 12, (8, 6), (1, 1), {}, {"cl_out": True, "scale": 0.5}),
+    "1x1_plane_views": (2, 2, 16, 12, (6, 5), (1, 1), {}, {"views": True}),
+    "1d_1x1_plane": (1, 2, 24, 20, (37,), (1,), {}, {"bias": True}),
+    "3d_1x1_plane": (3, 1, 16, 8, (3, 4, 5), (1, 1, 1), {}, {"act": "gelu"}),
     # 1-D
     "1d_k3_pad1": (1, 2, 5, 7, (17,), (3,), {"padding": 1}, {}),
     "1d_stride2_dil2": (1, 1, 4, 6, (16,), (3,), {"stride": 2, "dilation": 2}, {"bias": True}),
@@ -474,6 +481,43 @@ def test_other_entry_points_bad_arguments() -> None:
         conv.conv_transpose(torch.randn(1, 5, 5, 5), wt)
 
 
+def test_plane_walk_takes_unstrided_1x1_layers_over_nchw_pixels() -> None:
+    """PLANE: 1x1, stride 1, no padding, pixels one flat run with unit stride; its value is
+    the largest power of two up to 16 dividing the pixels per image (the vector a ragged
+    tile's mask stays constant over); such inputs are never copied channels-innermost."""
+    def plane(shape: tuple[int, ...], k: int = 1, stride: int = 1, pad: int = 0,
+              groups: int = 1, transposed: bool = False, cout: int = 32,
+              strides: tuple[int, ...] | None = None) -> int:
+        nd = len(shape) - 2
+        st = list(strides or torch.empty(shape, device="meta").stride())
+        w = [cout, shape[1] // groups, *([k] * nd)]
+        return conv._plane(list(shape), st, w, (stride,) * nd, (pad,) * nd, groups, transposed)
+
+    assert plane((2, 64, 56, 56)) == 16
+    assert plane((2, 64, 7, 9)) == 1
+    assert plane((2, 64, 6, 6)) == 4
+    assert plane((2, 64, 10)) == 2
+    assert plane((2, 64, 2, 4, 4)) == 16
+    assert plane((2, 64, 8, 8), k=3) == 0
+    assert plane((2, 64, 8, 8), stride=2) == 0
+    assert plane((2, 64, 8, 8), pad=1) == 0
+    assert plane((2, 64, 8, 8), transposed=True) == 0
+    assert plane((2, 8, 8, 8), groups=8, cout=8) == 0  # depthwise: the direct walk
+    cl = torch.empty(2, 64, 8, 8).to(memory_format=torch.channels_last)
+    assert plane((2, 64, 8, 8), strides=cl.stride()) == 0  # channels innermost already
+    t = torch.empty(2, 64, 8, 8).transpose(2, 3)
+    assert plane((2, 64, 8, 8), strides=t.stride()) == 0  # pixels not one run
+    sliced = torch.empty(2, 64, 8, 16)[..., ::2]
+    assert plane((2, 64, 8, 8), strides=sliced.stride()) == 0  # not unit stride
+    assert not conv._relayout([2, 64, 8, 8], [4096, 64, 8, 1], 1, 16)
+    assert conv._relayout([2, 64, 8, 8], [4096, 64, 8, 1], 1, 0)
+    # what every tensor of a PLANE epilogue must be: pixels at p * (last stride)
+    assert conv._flat([2, 8, 4, 5], [160, 20, 5, 1])
+    assert conv._flat([2, 8, 4, 5], [0, 1, 0, 0])  # a per-channel broadcast
+    assert conv._flat([2, 8, 4, 5], [160, 1, 40, 8])  # channels-last
+    assert not conv._flat([2, 8, 4, 5], [4, 1, 1, 0])  # broadcast along W only
+
+
 def test_launch_heuristic() -> None:
     for backend in ("cpu", "cuda", "hip"):
         for m, n, k, size, cin in [(1, 1, 1, 4, 1), (100_352, 64, 576, 4, 64),
@@ -581,6 +625,44 @@ def test_epilogues_fuse_and_the_module_is_correct(write: Any, tmp_path: Path) ->
     assert "convolution, add, add, clamp, mul, div" in convs, convs
     assert not gen.extern_reasons or all("convolution" not in r
                                          for r in gen.extern_reasons.values())
+
+
+PLANE_MODEL = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, cin, cout, h):
+        super().__init__()
+        self.pw = nn.Conv2d(cin, cout, 1)
+        self.pw2 = nn.Conv2d(cout, cout, 1, bias=False)
+        self.rows = nn.Parameter(torch.randn(1, cout, h, 1))
+    def forward(self, x):
+        y = torch.relu(self.pw(x) + x[:, :1])
+        return y, self.pw2(y) * self.rows
+
+batch, cin, cout, h, w = 2, 16, 24, 5, 7
+def get_inputs():
+    return [torch.randn(batch, cin, h, w)]
+def get_init_inputs(): return [cin, cout, h]
+"""
+
+
+def test_plane_epilogues_and_their_fallback(write: Any, tmp_path: Path) -> None:
+    """1x1 layers through the PLANE walk with epilogues: a residual broadcast along the
+    channels (flat pixels: the walk stays) and a parameter broadcast along W only (not
+    flat: the wrapper falls back to the copy and the tap-major walk); the judge checks both
+    through the interpreter."""
+    from kernelcraft.generate import GenerateOptions, generate
+    from kernelcraft.plan import FusionOptions
+
+    opts = GenerateOptions(out_dir=tmp_path / "out", device="cpu", build=False,
+                           fusion=FusionOptions(conv_template=True))
+    gen = generate(write("plane.py", PLANE_MODEL), opts)
+    assert gen.judge.correct, gen.judge.detail
+    convs = sorted(g.describe() for g in gen.plan.groups if g.kind == "conv")
+    assert convs == ["convolution, add, relu", "convolution, mul"], convs
+    text = (tmp_path / "out" / "plane" / "kernel.py").read_text()
+    assert text.count("_kc_conv_flat(list(v.shape)") == 2
 
 
 def test_unsupported_convolutions_stay_extern_with_a_reason() -> None:

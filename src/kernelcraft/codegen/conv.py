@@ -117,6 +117,23 @@ def _kc_conv_rows(pid_m, BLOCK_M: tl.constexpr, IDX64: tl.constexpr):
 
 
 @triton.jit
+def _kc_conv_plane_rows(pid_m, OD, OH, OW, BLOCK_M: tl.constexpr, IDX64: tl.constexpr,
+                        PLANE: tl.constexpr):
+    """(image, pixels, P) of row tile ``pid_m`` when tiles do not cross images: each
+    image's P = OD * OH * OW pixels take cdiv(P, BLOCK_M) tiles, the last one ragged.
+    ``PLANE`` is a power of two dividing P (what makes the mask ``pixels < P`` constant
+    over a vector)."""
+    P = tl.multiple_of(OD * OH * OW, PLANE)
+    per = tl.cdiv(P, BLOCK_M)
+    nb = pid_m // per
+    p = (pid_m % per) * BLOCK_M + tl.arange(0, BLOCK_M)
+    if IDX64:
+        nb = nb.to(tl.int64)
+        p = p.to(tl.int64)
+    return nb, p, P
+
+
+@triton.jit
 def _kc_conv_pixels(m, OD, OH, OW, NDIM: tl.constexpr):
     """(n, od, oh, ow) of GEMM rows ``m`` (the main loop passes rows clamped to M - 1, the
     epilogue the rows themselves, whose stores are masked)."""
@@ -194,12 +211,17 @@ def _kc_conv_mainloop(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     NDIM: tl.constexpr, TAP_MAJOR: tl.constexpr, CIN_INNER: tl.constexpr,
     TRANSPOSED: tl.constexpr, IDX64: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
-    DIRECT: tl.constexpr,
+    DIRECT: tl.constexpr, PLANE: tl.constexpr,
 ):
     """The fp32 [BLOCK_M, BLOCK_N] tile ``x (*) w`` of group ``grp`` (no bias)."""
-    # rows past M are clamped to the last row: computed, never stored
-    offs_m = _kc_conv_rows(pid_m, BLOCK_M, IDX64)
-    nb, od, oh, ow = _kc_conv_pixels(tl.minimum(offs_m, M - 1), OD, OH, OW, NDIM)
+    if PLANE:  # a tile's rows are consecutive pixels of one image
+        nb, p, P = _kc_conv_plane_rows(pid_m, OD, OH, OW, BLOCK_M, IDX64, PLANE)
+        od = p * 0
+        oh = od
+        ow = p
+    else:  # rows past M are clamped to the last row: computed, never stored
+        offs_m = _kc_conv_rows(pid_m, BLOCK_M, IDX64)
+        nb, od, oh, ow = _kc_conv_pixels(tl.minimum(offs_m, M - 1), OD, OH, OW, NDIM)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
     if IDX64:
@@ -223,7 +245,30 @@ def _kc_conv_mainloop(
         row = _kc_conv_pixel_offset(nb, id0, ih0, iw0, s_xn, s_xd, s_xh, s_xw, NDIM)
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    if DIRECT and not TRANSPOSED:
+    if PLANE:
+        # 1x1, stride 1, no padding: the tile's pixels are one contiguous run per input
+        # channel, as its output channels' weights are per row of the unpacked weight. The
+        # product is taken transposed (weight [BLOCK_N, BLOCK_K] times input [BLOCK_K,
+        # BLOCK_M]) so that both operands keep their memory order in shared memory: every
+        # load is a 16-byte vector (the input transposed for the dot is staged element by
+        # element). Pixels past the image are masked.
+        p_ok = p < P
+        x_rows = nb * s_xn + p * s_xw
+        acc_t = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+        for c0 in range(0, CIN_G, BLOCK_K):
+            c = c0 + offs_k
+            c_ok = c < CIN_G
+            a = tl.load(x_base + x_rows[None, :] + (c * s_xc)[:, None],
+                        mask=p_ok[None, :] & c_ok[:, None], other=0.0)
+            b = tl.load(w_base + w_col[:, None] + (c * s_wc)[None, :],
+                        mask=n_ok[:, None] & c_ok[None, :], other=0.0)
+            if NATIVE:
+                acc_t = tl.dot(b, a, acc=acc_t)
+            else:
+                acc_t = tl.dot(b.to(tl.float32), a.to(tl.float32), acc=acc_t,
+                               input_precision=PREC)
+        acc = tl.trans(acc_t)  # the epilogue's PIX_MAJOR transpose cancels it
+    elif DIRECT and not TRANSPOSED:
         # outer products in fp32 FMAs, one input channel at a time; the taps unrolled (the
         # kernel size is compile-time), so all their loads are in flight at once
         for c in range(0, CIN_G):
@@ -361,8 +406,8 @@ def _kc_conv_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     NDIM: tl.constexpr, TAP_MAJOR: tl.constexpr, CIN_INNER: tl.constexpr,
     TRANSPOSED: tl.constexpr, IDX64: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
-    DIRECT: tl.constexpr, PIX_MAJOR: tl.constexpr, HAS_BIAS: tl.constexpr, ACT: tl.constexpr,
-    HAS_SCALE: tl.constexpr,
+    DIRECT: tl.constexpr, PLANE: tl.constexpr, PIX_MAJOR: tl.constexpr, HAS_BIAS: tl.constexpr,
+    ACT: tl.constexpr, HAS_SCALE: tl.constexpr,
 ):
     pid = tl.program_id(0)
     grp = tl.program_id(1) + g0
@@ -375,12 +420,12 @@ def _kc_conv_kernel(
         D, H, W, OD, OH, OW, KD, KH, KW, sd, sh, sw, pd, ph, pw, dd, dh, dw,
         s_xn, s_xc, s_xd, s_xh, s_xw, s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,
         BLOCK_M, BLOCK_N, BLOCK_K, NDIM, TAP_MAJOR, CIN_INNER, TRANSPOSED, IDX64, NATIVE, PREC,
-        DIRECT)
+        DIRECT, PLANE)
 
     # epilogue on the fp32 tile: act(conv + bias) * scale
     acc, offs_m, nb, od, oh, ow, oc, mask = _kc_conv_epilogue_tile(
         acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, BLOCK_M, BLOCK_N, NDIM, IDX64,
-        PIX_MAJOR)
+        PIX_MAJOR, PLANE)
     if HAS_BIAS:
         acc += _kc_conv_channels(
             tl.load(b_ptr + oc * s_b, mask=oc < (grp + 1) * COUT_G, other=0.0), PIX_MAJOR
@@ -403,17 +448,27 @@ def _kc_conv_kernel(
 @triton.jit
 def _kc_conv_epilogue_tile(acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW,
                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NDIM: tl.constexpr,
-                           IDX64: tl.constexpr, PIX_MAJOR: tl.constexpr):
+                           IDX64: tl.constexpr, PIX_MAJOR: tl.constexpr, PLANE: tl.constexpr):
     """The tile in store orientation with its pixels, channels and mask.
 
     PIX_MAJOR (outputs whose channel stride is not 1, NCHW): the tile is transposed to
     [BLOCK_N, BLOCK_M], so that threads run along the pixels, which neighbour in memory:
     stores coalesce, and each thread decomposes few pixels. Returns (tile, offs_m, n, od,
     oh, ow, oc, mask); epilogue operands broadcast through ``_kc_conv_channels`` and
-    ``_kc_conv_tile_offset``.
+    ``_kc_conv_tile_offset``. PLANE: the rows are pixels of one image, returned flat as
+    (0, 0, pixel), which every tensor the epilogue touches is laid out for (the wrapper
+    checks), so its loads and stores are contiguous runs too.
     """
-    offs_m = _kc_conv_rows(pid_m, BLOCK_M, IDX64)
-    nb, od, oh, ow = _kc_conv_pixels(offs_m, OD, OH, OW, NDIM)
+    if PLANE:
+        nb, ow, P = _kc_conv_plane_rows(pid_m, OD, OH, OW, BLOCK_M, IDX64, PLANE)
+        offs_m = nb * P + ow
+        row_ok = ow < P
+        od = ow * 0
+        oh = od
+    else:
+        offs_m = _kc_conv_rows(pid_m, BLOCK_M, IDX64)
+        nb, od, oh, ow = _kc_conv_pixels(offs_m, OD, OH, OW, NDIM)
+        row_ok = offs_m < M
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     n_ok = offs_n < COUT_G
     oc = grp * COUT_G + offs_n
@@ -421,10 +476,10 @@ def _kc_conv_epilogue_tile(acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW,
         oc = oc.to(tl.int64)
     if PIX_MAJOR:
         tile = tl.trans(acc)
-        mask = n_ok[:, None] & (offs_m < M)[None, :]
+        mask = n_ok[:, None] & row_ok[None, :]
     else:
         tile = acc
-        mask = (offs_m < M)[:, None] & n_ok[None, :]
+        mask = row_ok[:, None] & n_ok[None, :]
     return tile, offs_m, nb, od, oh, ow, oc, mask
 
 
@@ -618,13 +673,15 @@ def _prepare(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
              stride: object, padding: object, dilation: object, groups: object,
              transposed: bool, output_padding: object, out_channels_last: bool,
              precision_table: dict[str, str] | None, config: dict[str, int] | None,
-             fn: str) -> dict:
+             fn: str, flat: bool = True) -> dict:
     """Validate a convolution call and derive its launch: output, sizes, strides, knobs.
 
     Returns a dict: ``out`` (the allocated output, batched), ``unbatched``, ``args`` (the
     kernel's runtime arguments from M to the weight strides, with ``g0`` left out),
     ``consts`` (its constexprs), ``warps``, ``stages``, ``tiles`` (grid axis 0), ``groups``,
-    ``nd`` and ``IDX64``. Raises ValueError on bad arguments.
+    ``nd`` and ``IDX64``. ``flat``: every other tensor the kernel reads or writes has its
+    pixels flat (:func:`_flat`), which the ``PLANE`` walk needs. Raises ValueError on bad
+    arguments.
     """
     if not isinstance(x, torch.Tensor) or not isinstance(weight, torch.Tensor):
         raise ValueError(f"{fn}: x and weight must be tensors")
@@ -710,12 +767,16 @@ def _prepare(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
         backend = "hip" if getattr(torch.version, "hip", None) else "cuda"
     else:
         raise ValueError(f"{fn}: device type {dev.type!r} not supported")
-    if _relayout(list(x.shape), list(x.stride()), groups):
+    plane = _plane(list(x.shape), list(x.stride()), list(weight.shape), st, pad, groups,
+                   bool(transposed)) if flat else 0
+    if _relayout(list(x.shape), list(x.stride()), groups, plane):
         x = _channels_inner(x)
-    w = _packed_weight(weight, bool(transposed))
+    # PLANE reads weight rows along the input channels: the weight's own layout
+    w = weight if plane else _packed_weight(weight, bool(transposed))
     launch = _launch(list(x.shape), list(x.stride()), list(w.shape), list(w.stride()),
                      list(out.shape), list(out.stride()), st, pad, dil, groups, bool(transposed),
-                     x.element_size(), backend, config, precision_table, fn, _sm(x, backend))
+                     x.element_size(), backend, config, precision_table, fn, _sm(x, backend),
+                     plane)
     launch.update(out=out, unbatched=unbatched, x=x, w=w, empty=out.numel() == 0)
     return launch
 
@@ -735,16 +796,56 @@ def _channels_inner(t: torch.Tensor, dim: int = 1) -> torch.Tensor:
     return t.movedim(dim, -1).contiguous().movedim(-1, dim)
 
 
-def _relayout(x_shape: list[int], x_strides: list[int], groups: int) -> bool:
+def _relayout(x_shape: list[int], x_strides: list[int], groups: int, plane: int = 0) -> bool:
     """Whether the input is copied channels-innermost before the kernel.
 
     In NCHW the gathered pixels of a tile cannot be proven contiguous, so every element is
     its own 4-byte load; channels innermost, a tap's channel block is one 16-byte vector per
     four channels. The copy is one read and one write of the input (the report counts it
     in the measured time); worth it from 16 input channels per group, below that a vector
-    would mostly be padding.
+    would mostly be padding. Never for a ``plane`` layer (:func:`_plane`): its rows are
+    contiguous in NCHW already.
     """
-    return x_strides[1] != 1 and x_shape[1] // groups >= 16
+    return not plane and x_strides[1] != 1 and x_shape[1] // groups >= 16
+
+
+def _flat(shape: list[int], strides: list[int]) -> bool:
+    """Whether pixel p (flat over the spatial dims) of every image of a [N, C, *spatial]
+    tensor sits at ``p * strides[-1]``: its spatial dims are one run (NCHW and
+    channels-last tensors are; a broadcast along whole images or channels too)."""
+    step = strides[-1]
+    for d in range(len(shape) - 1, 1, -1):
+        if shape[d] > 1 and strides[d] != step:
+            return False
+        step *= shape[d]
+    return True
+
+
+def _plane(x_shape: list[int], x_strides: list[int], w_shape: list[int],
+           st: tuple[int, ...], pad: tuple[int, ...], groups: int, transposed: bool) -> int:
+    """The ``PLANE`` constexpr of a layer: 0, or the largest power of two up to 16 dividing
+    the pixels per image.
+
+    A 1x1 layer with stride 1 and no padding over an NCHW input is a GEMM whose rows (the
+    pixels) are contiguous in the input as they are in the output: tiles that stay inside
+    one image load and store them as 16-byte vectors with no channels-innermost copy (which
+    cost a 1x1 layer as much as its GEMM). The power of two tells the compiler that the
+    mask of a ragged last tile is constant over each vector.
+    """
+    if (transposed or any(k != 1 for k in w_shape[2:]) or any(s != 1 for s in st)
+            or any(p != 0 for p in pad)):
+        return 0
+    cin_g = x_shape[1] // groups
+    if (_kc_conv_direct(cin_g, w_shape[0] // groups) or (x_strides[1] == 1 and x_shape[1] > 1)
+            or x_strides[-1] != 1 or not _flat(x_shape, x_strides)):
+        return 0
+    pixels = 1
+    for d in x_shape[2:]:
+        pixels *= d
+    div = 1
+    while div < 16 and pixels % (2 * div) == 0:
+        div *= 2
+    return div
 
 
 #: packed weights of the tensors seen, by identity; an entry dies with its tensor
@@ -780,12 +881,13 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
             w_strides: list[int], o_shape: list[int], o_strides: list[int],
             st: tuple[int, ...], pad: tuple[int, ...], dil: tuple[int, ...], groups: int,
             transposed: bool, itemsize: int, backend: str, config: dict[str, int] | None,
-            precision_table: dict[str, str] | None, fn: str = "conv", sm: int | None = None
-            ) -> dict:
+            precision_table: dict[str, str] | None, fn: str = "conv", sm: int | None = None,
+            plane: int = 0) -> dict:
     """The launch of a checked convolution from sizes and strides alone (also what
     cross-compilation builds at the captured sizes): the kernel's runtime arguments from M
     to the dilation (``args``), the input and weight strides (``strides``), constexprs,
-    warps, stages, grid axis 0 (``tiles``), ``groups`` and ``nd``."""
+    warps, stages, grid axis 0 (``tiles``), ``groups`` and ``nd``. ``plane``: the
+    :func:`_plane` walk's constexpr (0: off)."""
     nd = len(w_shape) - 2
     spatial, kernel, out_sp = tuple(x_shape[2:]), tuple(w_shape[2:]), tuple(o_shape[2:])
     cin_g = x_shape[1] // groups
@@ -825,10 +927,13 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
         "PIX_MAJOR": o_strides[1] != 1,
         "NATIVE": itemsize < 4 and backend != "cpu",
         "PREC": _precision(precision_table, backend) if itemsize == 4 else "ieee",
+        "PLANE": plane,
     }
+    # PLANE: each image's pixels take whole tiles
+    rows = o_shape[0] * triton.cdiv(M // max(o_shape[0], 1), bm) if plane else triton.cdiv(M, bm)
     return {"args": args, "strides": strides, "consts": consts, "warps": warps,
             "stages": stages, "nd": nd, "groups": groups,
-            "tiles": triton.cdiv(M, bm) * triton.cdiv(cout_g, bn)}
+            "tiles": rows * triton.cdiv(cout_g, bn)}
 
 
 def _out_strides(t: torch.Tensor, nd: int) -> tuple[int, ...]:

@@ -101,24 +101,30 @@ def conv_mode(value: str | bool) -> str:
 
 def _input_copied(n: fx.Node) -> bool:
     """Whether the wrapper copies convolution ``n``'s input channels-innermost before the
-    kernel (``conv._relayout`` at the captured sizes and strides)."""
-    vx = val(n.args[0])
-    return conv._relayout([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()],
-                          int(n.args[8]))
+    kernel (``conv._relayout`` at the captured sizes and strides; a layer the ``PLANE``
+    walk takes is not copied, as long as its epilogue's tensors are flat, which all but
+    odd broadcasts are)."""
+    vx, vw = val(n.args[0]), val(n.args[1])
+    shape, strides = [hint(d) for d in vx.shape], [hint(d) for d in vx.stride()]
+    groups = int(n.args[8])
+    plane = conv._plane(shape, strides, [int(d) for d in vw.shape], tuple(n.args[3]),
+                        tuple(n.args[4]), groups, bool(n.args[6]))
+    return conv._relayout(shape, strides, groups, plane)
 
 
 def library_wins(n: fx.Node) -> str | None:
     """Why cuDNN/MIOpen keeps this convolution under ``--conv-template auto`` without a GPU
     to measure on (None: the template takes it). Measured on the H200 (benchmarks/README.md),
-    the bare layers (a fused epilogue can still tip the balance): a 1x1 layer over an NCHW
-    input spends as long copying the input channels-innermost as on its GEMM (0.57x cuDNN),
-    and a strided transposed layer gathers, so its MMAs do stride^dims times the work."""
+    the bare layers (a fused epilogue can still tip the balance): a strided 1x1 layer over
+    an NCHW input spends as long copying the input channels-innermost as on its GEMM (0.57x
+    cuDNN before unstrided ones took the ``PLANE`` walk, which needs no copy), and a strided
+    transposed layer gathers, so its MMAs do stride^dims times the work."""
     stride, transposed = n.args[3], n.args[6]
     if bool(transposed) and any(int(s) > 1 for s in stride):
         return ("convolution: cuDNN/MIOpen (a strided transposed layer: the template's gather "
                 "does stride^dims times the useful MMA work; --conv-template always forces it)")
     if _gemm_sizes(n)["taps"] == 1 and _input_copied(n):
-        return ("convolution: cuDNN/MIOpen (a 1x1 layer over an NCHW input: the copy to "
+        return ("convolution: cuDNN/MIOpen (a strided 1x1 layer over an NCHW input: the copy to "
                 "channels-innermost costs as much as the GEMM; --conv-template always forces "
                 "it)")
     return None
@@ -170,7 +176,7 @@ _GEOMETRY = ("M CIN_G COUT_G K D H W OD OH OW KD KH KW sd sh sw pd ph pw dd dh d
 #: the kernel size: compile-time (the direct walk unrolls its taps)
 _TAPS = ("KD", "KH", "KW")
 _MAIN_CONSTS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "NDIM", "TAP_MAJOR", "CIN_INNER",
-                "TRANSPOSED", "IDX64", "PIX_MAJOR", "NATIVE", "PREC", "DIRECT")
+                "TRANSPOSED", "IDX64", "PIX_MAJOR", "NATIVE", "PREC", "DIRECT", "PLANE")
 
 
 def emit_conv(g: Group, target: Any = None) -> KernelSource:
@@ -223,10 +229,10 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
         "        D, H, W, OD, OH, OW, KD, KH, KW, sd, sh, sw, pd, ph, pw, dd, dh, dw,",
         "        s_xn, s_xc, s_xd, s_xh, s_xw, s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,",
         "        BLOCK_M, BLOCK_N, BLOCK_K, NDIM, TAP_MAJOR, CIN_INNER, TRANSPOSED, IDX64,",
-        "        NATIVE, PREC, DIRECT)",
+        "        NATIVE, PREC, DIRECT, PLANE)",
         "    acc, offs_m, nb, od, oh, ow, oc, mask = _kc_conv_epilogue_tile(",
         "        acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, BLOCK_M, BLOCK_N, NDIM, IDX64,",
-        "        PIX_MAJOR)",
+        "        PIX_MAJOR, PLANE)",
     ]
     if bias is not None:
         body.append("    acc += _kc_conv_channels(tl.load(b_ptr + oc * s_b, mask=oc < (grp + 1) "
@@ -256,13 +262,14 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
     X, Wt = in_name[x], in_name[w]
     B = in_name[bias] if bias is not None else "None"
     prepare = renamed("_prepare")
+    prep_call = (f"{prepare}({X}, {Wt}, {B}, {list(stride)!r}, {list(padding)!r}, "
+                 f"{list(dilation)!r}, {int(groups)!r}, {bool(transposed)!r}, "
+                 f"{list(output_padding or [0] * nd)!r}, False, _KC_DOT_PRECISION, "
+                 "None if t is None else dict(t), 'convolution'{})")
     wl = [
         f"def {wname}({', '.join([in_name[a] for a in tensors] + sc_names)}):",
         f"    t = _kc_tuned('{wname}', {X}.device, tuple({X}.shape) + tuple({Wt}.shape))",
-        f"    p = {prepare}({X}, {Wt}, {B}, {list(stride)!r}, {list(padding)!r}, "
-        f"{list(dilation)!r}, {int(groups)!r}, {bool(transposed)!r}, "
-        f"{list(output_padding or [0] * nd)!r}, False, _KC_DOT_PRECISION, "
-        "None if t is None else dict(t), 'convolution')",
+        "    p = " + prep_call.format(""),
         "    conv = p['out']",
         "    dom = conv.shape",
     ]
@@ -279,6 +286,11 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
     for i, a in enumerate(loads):
         wl.append(f"    e{i} = {in_name[a]}.expand(dom)")
         views.append(f"e{i}")
+    if views:  # the PLANE walk addresses every tensor by flat pixel: else another walk
+        wl += [f"    if p['consts']['PLANE'] and not all({renamed('_flat')}(list(v.shape), "
+               f"list(v.stride())) for v in ({', '.join(views)},)):",
+               "        p = " + prep_call.format(", False"),
+               "        conv = p['out']"]
     if views:  # epilogue operands far from their base need 64-bit offsets too
         reach, limit = renamed("_reach"), renamed("_IDX32_LIMIT")
         wl.append(f"    if any({reach}(list(v.shape), list(v.stride())) >= {limit} "
@@ -309,12 +321,15 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
            "epilogue": len(epilogue),
            "dot": "per backend (_KC_DOT_PRECISION)" if fp32 else "default (16-bit inputs)",
            "chosen": "at run time from the sizes (heuristic)",
-           "walk": ("direct (fp32 FMAs)" if consts.get("DIRECT") else
+           "walk": ("plane (a 1x1 GEMM over NCHW pixels, no copy)" if consts.get("PLANE") else
+                    "direct (fp32 FMAs)" if consts.get("DIRECT") else
                     "tap-major" if consts["TAP_MAJOR"] else "flat K"),
            "at": {**at_sizes, "itemsize": vx.element_size(),
                   "key": [hint(d) for d in vx.shape] + [int(d) for d in vw.shape]}}
     kind = "transposed " if transposed else ""
     notes = [f"{nd}-D {kind}implicit-GEMM convolution + {len(epilogue)} epilogue op(s)",
+             "weight read in its own layout (rows along the input channels)"
+             if consts.get("PLANE") else
              "weight packed output-channels-innermost once per weight version"]
     if _input_copied(n):
         notes.append("NCHW input copied channels-innermost before the kernel (one extra read "
@@ -349,16 +364,22 @@ def _build_spec(n: fx.Node, ptrs: list[str], sc_names: list[str], scalars: list[
     out_strides = list(torch.empty(shp(vo), device="meta").stride())
     # the layouts the kernel runs on: the input maybe and the weight always re-laid out
     x_strides = std(vx)
-    if _input_copied(n):
+    flat = all(conv._flat(shp(vo), list(torch.empty_strided(shp(val(a)), std(val(a)),
+                                                              device="meta")
+                                         .expand(shp(vo)).stride())) for a in loads)
+    plane = conv._plane(shp(vx), x_strides, shp(vw), tuple(stride), tuple(padding), int(groups),
+                        bool(transposed)) if flat else 0
+    if conv._relayout(shp(vx), x_strides, int(groups), plane):
         x_strides = list(conv._channels_inner(torch.empty_strided(shp(vx), x_strides,
                                                                   device="meta")).stride())
-    w_strides = list(conv._channels_inner(torch.empty_strided(shp(vw), std(vw), device="meta"),
-                                          1 if transposed else 0).stride())
+    w_strides = std(vw) if plane else list(conv._channels_inner(
+        torch.empty_strided(shp(vw), std(vw), device="meta"), 1 if transposed else 0).stride())
     launch = conv._launch(shp(vx), x_strides, shp(vw), w_strides, shp(vo), out_strides,
                           tuple(stride), tuple(padding), tuple(dilation), int(groups),
                           bool(transposed), vx.element_size(), backend, None,
                           {"cuda": "bf16x3", "hip": "bf16x3"}, "conv",
-                          getattr(target, "triton_arch", None) if backend == "cuda" else None)
+                          getattr(target, "triton_arch", None) if backend == "cuda" else None,
+                          plane)
     sig: dict[str, Any] = {}
     ptr_of = {"x_ptr": x, "w_ptr": w, "b_ptr": b}
     ptr_of.update({f"e{i}_ptr": a for i, a in enumerate(loads)})
