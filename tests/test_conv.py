@@ -203,11 +203,11 @@ CASES: dict[str, tuple[Any, ...]] = {
                       {"bias": True, "act": "gelu", "scale": -1.5, "cl_in": True,
                        "cl_out": True}),
     # 1x1, stride 1, no padding over NCHW: the PLANE walk (no copy, per-image row tiles)
-    "1x1_plane_ragged": (2, 2, 40, 24, (7, 9), (1, 1), {"groups": 2},
+    "1x1_plane_ragged": (2, 2, 40, 24, (6, 10), (1, 1), {"groups": 2},
                          {"bias": True, "act": "relu"}),
     "1x1_plane_cl_out": (2, 2, 16, 12, (8, 6), (1, 1), {}, {"cl_out": True, "scale": 0.5}),
     "1x1_plane_views": (2, 2, 16, 12, (6, 5), (1, 1), {}, {"views": True}),
-    "1d_1x1_plane": (1, 2, 24, 20, (37,), (1,), {}, {"bias": True}),
+    "1d_1x1_plane": (1, 2, 24, 20, (36,), (1,), {}, {"bias": True}),
     "3d_1x1_plane": (3, 1, 16, 8, (3, 4, 5), (1, 1, 1), {}, {"act": "gelu"}),
     # 1-D
     "1d_k3_pad1": (1, 2, 5, 7, (17,), (3,), {"padding": 1}, {}),
@@ -484,7 +484,8 @@ def test_other_entry_points_bad_arguments() -> None:
 def test_plane_walk_takes_unstrided_1x1_layers_over_nchw_pixels() -> None:
     """PLANE: 1x1, stride 1, no padding, pixels one flat run with unit stride; its value is
     the largest power of two up to 16 dividing the pixels per image (the vector a ragged
-    tile's mask stays constant over); such inputs are never copied channels-innermost."""
+    tile's mask stays constant over), at least 4; such inputs are never copied
+    channels-innermost."""
     def plane(shape: tuple[int, ...], k: int = 1, stride: int = 1, pad: int = 0,
               groups: int = 1, transposed: bool = False, cout: int = 32,
               strides: tuple[int, ...] | None = None) -> int:
@@ -494,9 +495,10 @@ def test_plane_walk_takes_unstrided_1x1_layers_over_nchw_pixels() -> None:
         return conv._plane(list(shape), st, w, (stride,) * nd, (pad,) * nd, groups, transposed)
 
     assert plane((2, 64, 56, 56)) == 16
-    assert plane((2, 64, 7, 9)) == 1
     assert plane((2, 64, 6, 6)) == 4
-    assert plane((2, 64, 10)) == 2
+    assert plane((2, 64, 12)) == 4
+    assert plane((2, 64, 7, 7)) == 0  # scalar loads: the copy and the tap-major walk
+    assert plane((2, 64, 10)) == 0
     assert plane((2, 64, 2, 4, 4)) == 16
     assert plane((2, 64, 8, 8), k=3) == 0
     assert plane((2, 64, 8, 8), stride=2) == 0
@@ -538,6 +540,16 @@ def test_launch_heuristic() -> None:
     # channels innermost (vector loads): 128 x 128 x 64 on 8 warps where the layer is wide
     assert conv._kc_conv_config(100_352, 128, 576, 4, "cuda", 64, cin_inner=True) == (
         128, 128, 64, 8, 3)
+    # PLANE (1x1 over NCHW pixels, tiles inside one image): wide layers 128 x 128 x 64 on 8
+    # warps; short K 64 x 64 x 32 on 4; tiles shrunk to about four waves of programs
+    assert conv._kc_conv_config(32 * 3136, 512, 256, 4, "cuda", 256, pixels=3136) == (
+        128, 128, 64, 8, 3)
+    assert conv._kc_conv_config(32 * 3136, 256, 64, 4, "cuda", 64, pixels=3136) == (
+        64, 64, 32, 4, 3)
+    assert conv._kc_conv_config(32 * 196, 256, 1024, 4, "cuda", 1024, pixels=196) == (
+        64, 64, 64, 4, 3)
+    assert conv._kc_conv_config(32 * 3136, 512, 256, 4, "cuda", 256, sm=80, pixels=3136) == (
+        64, 128, 32, 8, 3)
     # sm_80 (mma.sync, no warp-group MMA): 128 x 128 x 64 spills there; 128 x 64 x 32
     assert conv._kc_conv_config(100_352, 128, 576, 4, "cuda", 64, cin_inner=True, sm=80) == (
         128, 64, 32, 8, 3)
@@ -640,7 +652,7 @@ class Model(nn.Module):
         y = torch.relu(self.pw(x) + x[:, :1])
         return y, self.pw2(y) * self.rows
 
-batch, cin, cout, h, w = 2, 16, 24, 5, 7
+batch, cin, cout, h, w = 2, 16, 24, 5, 8
 def get_inputs():
     return [torch.randn(batch, cin, h, w)]
 def get_init_inputs(): return [cin, cout, h]

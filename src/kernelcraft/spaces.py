@@ -201,12 +201,14 @@ def _conv(k: KernelSource, t: Target) -> Space:
     M, N, K, item = at["M"], at["N"], at["K"], at["itemsize"]
     C, taps = at.get("C", K), at.get("taps", 1)
     transposed, cin_inner = bool(at.get("transposed")), bool(at.get("cin_inner"))
+    plane = bool(at.get("pixels"))  # the PLANE walk: weight x input, so the MMA's M is N
     dims = int(k.config.get("dims", 2))
     ctx = {"M": M, "N": N, "K": K, "C": C, "taps": taps, "groups": at["groups"],
            "itemsize": item, "flops": 2.0 * M * N * K * at["groups"], **_target_ctx(t)}
     amd = t.backend == "hip"
     sm = t.triton_arch if isinstance(t.triton_arch, int) else None  # NVIDIA: 90 for sm_90
-    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed, cin_inner, sm)
+    pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed, cin_inner, sm,
+                           int(at.get("pixels", 0)))
     default = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"), pick,
                        strict=True))
     if _kc_conv_direct(C, N):  # no dot: pixels per program and warps; the rest is fixed
@@ -241,9 +243,9 @@ def _conv(k: KernelSource, t: Target) -> Space:
             most = 64
         elif amd:
             most = 32
-        elif bm < 64:
+        elif (bn if plane else bm) < 64:
             most = 16
-        elif cin_inner and (sm is None or sm >= 90):  # vector loads, warp-group MMAs
+        elif (cin_inner or plane) and (sm is None or sm >= 90):  # vector loads, wgmma
             most = 64
         else:
             most = 64 if warps == 8 and bk <= 32 and tap_major else 32

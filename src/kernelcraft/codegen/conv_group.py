@@ -417,7 +417,8 @@ def _build_spec(n: fx.Node, ptrs: list[str], sc_names: list[str], scalars: list[
 def _gemm_sizes(n: fx.Node) -> dict[str, int]:
     """The implicit GEMM's M (output pixels), N (output channels per group), K (reduction),
     the input channels per group (``C``: the tap-major walk pads them to BLOCK_K), and
-    whether the input's channels are innermost (its tiles lie the other way round)."""
+    whether the input's channels are innermost (its tiles lie the other way round), and the
+    pixels per image of a layer the ``PLANE`` walk takes (0: another walk)."""
     x, w, groups, transposed = n.args[0], n.args[1], int(n.args[8]), bool(n.args[6])
     vx, vw, vo = val(x), val(w), val(n)
     out = [hint(d) for d in vo.shape]
@@ -430,5 +431,9 @@ def _gemm_sizes(n: fx.Node) -> dict[str, int]:
     cin_g = hint(vx.shape[1]) // groups
     cout_g = int(vw.shape[1]) if transposed else int(vw.shape[0]) // groups
     cin_inner = cin_g > 1 and (hint(vx.stride()[1]) == 1 or _input_copied(n))
+    plane = conv._plane([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()],
+                        [int(d) for d in vw.shape], tuple(n.args[3]), tuple(n.args[4]), groups,
+                        transposed)
     return {"M": M, "N": cout_g, "K": cin_g * taps, "C": cin_g, "taps": taps,
-            "groups": groups, "transposed": transposed, "cin_inner": cin_inner}
+            "groups": groups, "transposed": transposed, "cin_inner": cin_inner,
+            "pixels": M // out[0] if plane and out[0] else 0}
