@@ -241,6 +241,15 @@ CASES: dict[str, tuple[Any, ...]] = {
              "output_padding": (1, 1, 0)}, {"transposed": True, "bias": True}),
     "t2d_wide_channels": (2, 1, 32, 8, (4, 4), (3, 3), {"stride": 2, "padding": 1},
                           {"transposed": True, "scale": 0.5}),
+    # strided transposed, dilation 1: phase by phase (PHASE)
+    "t3d_phase": (3, 2, 16, 8, (3, 4, 3), (3, 3, 3),
+                  {"stride": 2, "padding": 1, "output_padding": 1},
+                  {"transposed": True, "cl_in": True, "bias": True}),
+    "t2d_phase_mixed": (2, 2, 16, 12, (4, 5), (3, 2),
+                        {"stride": (2, 3), "padding": (1, 0), "output_padding": (1, 2)},
+                        {"transposed": True, "bias": True, "act": "gelu"}),
+    "t2d_k1s2_phase": (2, 1, 16, 8, (5, 4), (1, 1), {"stride": 2, "output_padding": 1},
+                       {"transposed": True, "bias": True}),
 }
 
 _WALKS = {case: (("tap", "direct") if spec[7].get("transposed") else ("tap", "flat", "direct"))
@@ -295,6 +304,7 @@ def test_conv_matches_torch(interp: _Worker, case: str, walk: str) -> None:
 
 @pytest.mark.parametrize(("case", "walk"), [("3x3", "tap"), ("channels_last_in", "flat"),
                                             ("3d_stride_dil", "flat"), ("t3d", "tap"),
+                                            ("t3d_phase", "tap"), ("1x1_plane_ragged", "tap"),
                                             ("depthwise_x2", "direct"), ("3d_depthwise", "direct")])
 def test_64bit_index_math(interp: _Worker, case: str, walk: str) -> None:
     err, tol = interp("_check_conv", case, walk, True)
@@ -518,6 +528,16 @@ def test_plane_walk_takes_unstrided_1x1_layers_over_nchw_pixels() -> None:
     assert conv._flat([2, 8, 4, 5], [0, 1, 0, 0])  # a per-channel broadcast
     assert conv._flat([2, 8, 4, 5], [160, 1, 40, 8])  # channels-last
     assert not conv._flat([2, 8, 4, 5], [4, 1, 1, 0])  # broadcast along W only
+
+
+def test_phase_walk_takes_strided_transposed_layers() -> None:
+    """PHASE: transposed, some stride above 1, dilation 1, through dots (not direct)."""
+    assert conv._phase(True, (2, 2), (1, 1), False)
+    assert conv._phase(True, (1, 3), (1, 1), False)
+    assert not conv._phase(True, (1, 1), (1, 1), False)  # unstrided: every tap reaches
+    assert not conv._phase(True, (2, 2), (2, 1), False)  # dilated
+    assert not conv._phase(True, (2, 2), (1, 1), True)  # direct (few channels per group)
+    assert not conv._phase(False, (2, 2), (1, 1), False)
 
 
 def test_launch_heuristic() -> None:

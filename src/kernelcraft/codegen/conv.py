@@ -134,6 +134,35 @@ def _kc_conv_plane_rows(pid_m, OD, OH, OW, BLOCK_M: tl.constexpr, IDX64: tl.cons
 
 
 @triton.jit
+def _kc_conv_phase_rows(pid_m, M, OD, OH, OW, sd, sh, sw, BLOCK_M: tl.constexpr,
+                        NDIM: tl.constexpr, IDX64: tl.constexpr):
+    """Rows of row tile ``pid_m`` of a strided transposed convolution taken phase by phase.
+
+    The outputs o = q * s + r of one phase r (per dim, 0 <= r < s) form a grid of
+    cdiv(O, s) positions q per dim (the last ones past O when s does not divide O: masked);
+    each phase's rows (images x q grid) take whole tiles, phases in turn (the fastest dim
+    last). Returns (n, qd, qh, qw, rd, rh, rw, od, oh, ow, in-range mask); the phase is one
+    scalar per tile.
+    """
+    QW = tl.cdiv(OW, sw)
+    QH = tl.cdiv(OH, sh)
+    QD = tl.cdiv(OD, sd)
+    MQ = (M // (OD * OH * OW)) * QD * QH * QW
+    per = tl.cdiv(MQ, BLOCK_M)
+    phase = pid_m // per
+    rows = _kc_conv_rows(pid_m % per, BLOCK_M, IDX64)
+    nb, qd, qh, qw = _kc_conv_pixels(tl.minimum(rows, MQ - 1), QD, QH, QW, NDIM)
+    rw = phase % sw
+    rh = (phase // sw) % sh
+    rd = phase // (sw * sh)
+    od = qd * sd + rd
+    oh = qh * sh + rh
+    ow = qw * sw + rw
+    ok = (rows < MQ) & (ow < OW) & (oh < OH) & (od < OD)
+    return nb, qd, qh, qw, rd, rh, rw, od, oh, ow, ok
+
+
+@triton.jit
 def _kc_conv_pixels(m, OD, OH, OW, NDIM: tl.constexpr):
     """(n, od, oh, ow) of GEMM rows ``m`` (the main loop passes rows clamped to M - 1, the
     epilogue the rows themselves, whose stores are masked)."""
@@ -211,7 +240,7 @@ def _kc_conv_mainloop(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     NDIM: tl.constexpr, TAP_MAJOR: tl.constexpr, CIN_INNER: tl.constexpr,
     TRANSPOSED: tl.constexpr, IDX64: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
-    DIRECT: tl.constexpr, PLANE: tl.constexpr,
+    DIRECT: tl.constexpr, PLANE: tl.constexpr, PHASE: tl.constexpr,
 ):
     """The fp32 [BLOCK_M, BLOCK_N] tile ``x (*) w`` of group ``grp`` (no bias)."""
     if PLANE:  # a tile's rows are consecutive pixels of one image
@@ -219,6 +248,9 @@ def _kc_conv_mainloop(
         od = p * 0
         oh = od
         ow = p
+    elif PHASE:  # a tile's rows are output pixels of one stride phase
+        nb, qd, qh, qw, rd, rh, rw, od, oh, ow, row_ok = _kc_conv_phase_rows(
+            pid_m, M, OD, OH, OW, sd, sh, sw, BLOCK_M, NDIM, IDX64)
     else:  # rows past M are clamped to the last row: computed, never stored
         offs_m = _kc_conv_rows(pid_m, BLOCK_M, IDX64)
         nb, od, oh, ow = _kc_conv_pixels(tl.minimum(offs_m, M - 1), OD, OH, OW, NDIM)
@@ -268,6 +300,58 @@ def _kc_conv_mainloop(
                 acc_t = tl.dot(b.to(tl.float32), a.to(tl.float32), acc=acc_t,
                                input_precision=PREC)
         acc = tl.trans(acc_t)  # the epilogue's PIX_MAJOR transpose cancels it
+    elif PHASE:
+        # a strided transposed layer, one output phase (o mod s per dim) per tile: only the
+        # taps k = k0, k0 + s, ... with k0 = (r + p) mod s reach it, each from input
+        # i = q + (r + p) // s - j for output o = q * s + r and tap j (dilation 1): a
+        # stride-1 convolution over the phase's taps, no MMA work on taps that miss
+        kw0 = (rw + pw) % sw
+        nw = (tl.maximum(KW - kw0, 0) + sw - 1) // sw
+        iw_b = qw + (rw + pw) // sw
+        nh = nw * 0 + 1
+        nd = nh
+        if NDIM >= 2:
+            kh0 = (rh + ph) % sh
+            nh = (tl.maximum(KH - kh0, 0) + sh - 1) // sh
+            ih_b = qh + (rh + ph) // sh
+        if NDIM >= 3:
+            kd0 = (rd + pd) % sd
+            nd = (tl.maximum(KD - kd0, 0) + sd - 1) // sd
+            id_b = qd + (rd + pd) // sd
+        row = nb * s_xn
+        c0 = grp * 0
+        jw = c0
+        jh = c0
+        jd = c0
+        for _ in range(0, nd * nh * nw * tl.cdiv(CIN_G, BLOCK_K)):
+            iw = iw_b - jw
+            ok = (iw >= 0) & (iw < W)
+            off = row + iw * s_xw
+            w_tap = (kw0 + jw * sw) * s_ww
+            if NDIM >= 2:
+                ih = ih_b - jh
+                ok = ok & (ih >= 0) & (ih < H)
+                off += ih * s_xh
+                w_tap += (kh0 + jh * sh) * s_wh
+            if NDIM >= 3:
+                idd = id_b - jd
+                ok = ok & (idd >= 0) & (idd < D)
+                off += idd * s_xd
+                w_tap += (kd0 + jd * sd) * s_wd
+            c = c0 + offs_k
+            acc = _kc_conv_dot_step(acc, x_base, w_base, off, ok, c, c < CIN_G, w_tap, w_col,
+                                    n_ok, s_xc, s_wc, CIN_INNER, NATIVE, PREC)
+            c0 += BLOCK_K
+            step = c0 >= CIN_G  # next tap: jw fastest, then jh, then jd
+            c0 = tl.where(step, 0, c0)
+            jw = tl.where(step, jw + 1, jw)
+            step = jw == nw
+            jw = tl.where(step, 0, jw)
+            jh = tl.where(step, jh + 1, jh)
+            if NDIM >= 3:
+                step = jh == nh
+                jh = tl.where(step, 0, jh)
+                jd = tl.where(step, jd + 1, jd)
     elif DIRECT and not TRANSPOSED:
         # outer products in fp32 FMAs, one input channel at a time; the taps unrolled (the
         # kernel size is compile-time), so all their loads are in flight at once
@@ -406,8 +490,8 @@ def _kc_conv_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     NDIM: tl.constexpr, TAP_MAJOR: tl.constexpr, CIN_INNER: tl.constexpr,
     TRANSPOSED: tl.constexpr, IDX64: tl.constexpr, NATIVE: tl.constexpr, PREC: tl.constexpr,
-    DIRECT: tl.constexpr, PLANE: tl.constexpr, PIX_MAJOR: tl.constexpr, HAS_BIAS: tl.constexpr,
-    ACT: tl.constexpr, HAS_SCALE: tl.constexpr,
+    DIRECT: tl.constexpr, PLANE: tl.constexpr, PHASE: tl.constexpr, PIX_MAJOR: tl.constexpr,
+    HAS_BIAS: tl.constexpr, ACT: tl.constexpr, HAS_SCALE: tl.constexpr,
 ):
     pid = tl.program_id(0)
     grp = tl.program_id(1) + g0
@@ -420,12 +504,12 @@ def _kc_conv_kernel(
         D, H, W, OD, OH, OW, KD, KH, KW, sd, sh, sw, pd, ph, pw, dd, dh, dw,
         s_xn, s_xc, s_xd, s_xh, s_xw, s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,
         BLOCK_M, BLOCK_N, BLOCK_K, NDIM, TAP_MAJOR, CIN_INNER, TRANSPOSED, IDX64, NATIVE, PREC,
-        DIRECT, PLANE)
+        DIRECT, PLANE, PHASE)
 
     # epilogue on the fp32 tile: act(conv + bias) * scale
     acc, offs_m, nb, od, oh, ow, oc, mask = _kc_conv_epilogue_tile(
-        acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, BLOCK_M, BLOCK_N, NDIM, IDX64,
-        PIX_MAJOR, PLANE)
+        acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, sd, sh, sw, BLOCK_M, BLOCK_N, NDIM,
+        IDX64, PIX_MAJOR, PLANE, PHASE)
     if HAS_BIAS:
         acc += _kc_conv_channels(
             tl.load(b_ptr + oc * s_b, mask=oc < (grp + 1) * COUT_G, other=0.0), PIX_MAJOR
@@ -446,9 +530,10 @@ def _kc_conv_kernel(
 
 
 @triton.jit
-def _kc_conv_epilogue_tile(acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW,
+def _kc_conv_epilogue_tile(acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, sd, sh, sw,
                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, NDIM: tl.constexpr,
-                           IDX64: tl.constexpr, PIX_MAJOR: tl.constexpr, PLANE: tl.constexpr):
+                           IDX64: tl.constexpr, PIX_MAJOR: tl.constexpr, PLANE: tl.constexpr,
+                           PHASE: tl.constexpr):
     """The tile in store orientation with its pixels, channels and mask.
 
     PIX_MAJOR (outputs whose channel stride is not 1, NCHW): the tile is transposed to
@@ -457,7 +542,8 @@ def _kc_conv_epilogue_tile(acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW,
     oh, ow, oc, mask); epilogue operands broadcast through ``_kc_conv_channels`` and
     ``_kc_conv_tile_offset``. PLANE: the rows are pixels of one image, returned flat as
     (0, 0, pixel), which every tensor the epilogue touches is laid out for (the wrapper
-    checks), so its loads and stores are contiguous runs too.
+    checks), so its loads and stores are contiguous runs too. PHASE: the rows of one
+    stride phase of a transposed layer (``_kc_conv_phase_rows``).
     """
     if PLANE:
         nb, ow, P = _kc_conv_plane_rows(pid_m, OD, OH, OW, BLOCK_M, IDX64, PLANE)
@@ -465,6 +551,10 @@ def _kc_conv_epilogue_tile(acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW,
         row_ok = ow < P
         od = ow * 0
         oh = od
+    elif PHASE:
+        nb, _qd, _qh, _qw, _rd, _rh, _rw, od, oh, ow, row_ok = _kc_conv_phase_rows(
+            pid_m, M, OD, OH, OW, sd, sh, sw, BLOCK_M, NDIM, IDX64)
+        offs_m = ((nb * OD + od) * OH + oh) * OW + ow
     else:
         offs_m = _kc_conv_rows(pid_m, BLOCK_M, IDX64)
         nb, od, oh, ow = _kc_conv_pixels(offs_m, OD, OH, OW, NDIM)
@@ -845,6 +935,15 @@ def _flat(shape: list[int], strides: list[int]) -> bool:
     return True
 
 
+def _phase(transposed: bool, st: tuple[int, ...], dil: tuple[int, ...], direct: bool) -> bool:
+    """Whether a transposed layer runs phase by phase (``PHASE``): strided, dilation 1 and
+    through dots. Gathering, every output would test all taps, of which only 1/stride per
+    dim reach it: stride^dims times the useful MMA work. Per phase the taps that reach it
+    are fixed and their inputs move with the output like a stride-1 convolution's."""
+    return (transposed and not direct and any(s > 1 for s in st)
+            and all(d == 1 for d in dil))
+
+
 def _plane(x_shape: list[int], x_strides: list[int], w_shape: list[int],
            st: tuple[int, ...], pad: tuple[int, ...], groups: int, transposed: bool) -> int:
     """The ``PLANE`` constexpr of a layer: 0, or the largest power of two up to 16 dividing
@@ -932,6 +1031,7 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
     bm, bn, bk, warps, stages = _launch_config(config, M, cout_g, K, cin_g, itemsize,
                                                backend, fn, transposed, cin_inner, sm, pixels)
     direct = _kc_conv_direct(cin_g, cout_g)
+    phase = _phase(transposed, st, dil, direct)
     if transposed:  # weight [C_in, C_out/groups, *k]: roles of dims 0 and 1 swap
         s_wo, s_wc = w_strides[1], w_strides[0]
         s_wg = cin_g * s_wc
@@ -954,10 +1054,17 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
         "PIX_MAJOR": o_strides[1] != 1,
         "NATIVE": itemsize < 4 and backend != "cpu",
         "PREC": _precision(precision_table, backend) if itemsize == 4 else "ieee",
-        "PLANE": plane,
+        "PLANE": plane, "PHASE": phase,
     }
-    # PLANE: each image's pixels take whole tiles
-    rows = o_shape[0] * triton.cdiv(M // max(o_shape[0], 1), bm) if plane else triton.cdiv(M, bm)
+    # PLANE: each image's pixels take whole tiles; PHASE: each stride phase's
+    rows = triton.cdiv(M, bm)
+    if plane:
+        rows = o_shape[0] * triton.cdiv(M // max(o_shape[0], 1), bm)
+    elif phase:
+        grid, phases = o_shape[0], 1
+        for o, s in zip(out_sp, st, strict=True):
+            grid, phases = grid * -(-o // s), phases * s
+        rows = phases * triton.cdiv(grid, bm)
     return {"args": args, "strides": strides, "consts": consts, "warps": warps,
             "stages": stages, "nd": nd, "groups": groups,
             "tiles": rows * triton.cdiv(cout_g, bn)}

@@ -118,12 +118,17 @@ def library_wins(n: fx.Node) -> str | None:
     the bare layers (a fused epilogue can still tip the balance): a strided 1x1 layer over
     an NCHW input spends as long copying the input channels-innermost as on its GEMM (0.57x
     cuDNN before unstrided ones took the ``PLANE`` walk, which needs no copy), and a strided
-    transposed layer gathers, so its MMAs do stride^dims times the work."""
-    stride, transposed = n.args[3], n.args[6]
-    if bool(transposed) and any(int(s) > 1 for s in stride):
-        return ("convolution: cuDNN/MIOpen (a strided transposed layer: the template's gather "
+    transposed layer that cannot run phase by phase (dilated, or direct) gathers, so its
+    MMAs do stride^dims times the work."""
+    stride, dilation, transposed = n.args[3], n.args[5], bool(n.args[6])
+    sizes = _gemm_sizes(n)
+    if (transposed and any(int(s) > 1 for s in stride)
+            and not conv._phase(True, tuple(stride), tuple(dilation),
+                                conv._kc_conv_direct(sizes["C"], sizes["N"]))):
+        return ("convolution: cuDNN/MIOpen (a strided transposed layer that cannot run phase "
+                "by phase, being dilated or of few channels per group: the template's gather "
                 "does stride^dims times the useful MMA work; --conv-template always forces it)")
-    if _gemm_sizes(n)["taps"] == 1 and _input_copied(n):
+    if sizes["taps"] == 1 and _input_copied(n):
         return ("convolution: cuDNN/MIOpen (a strided 1x1 layer over an NCHW input: the copy to "
                 "channels-innermost costs as much as the GEMM; --conv-template always forces "
                 "it)")
@@ -176,7 +181,8 @@ _GEOMETRY = ("M CIN_G COUT_G K D H W OD OH OW KD KH KW sd sh sw pd ph pw dd dh d
 #: the kernel size: compile-time (the direct walk unrolls its taps)
 _TAPS = ("KD", "KH", "KW")
 _MAIN_CONSTS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "NDIM", "TAP_MAJOR", "CIN_INNER",
-                "TRANSPOSED", "IDX64", "PIX_MAJOR", "NATIVE", "PREC", "DIRECT", "PLANE")
+                "TRANSPOSED", "IDX64", "PIX_MAJOR", "NATIVE", "PREC", "DIRECT", "PLANE",
+                "PHASE")
 
 
 def emit_conv(g: Group, target: Any = None) -> KernelSource:
@@ -229,10 +235,10 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
         "        D, H, W, OD, OH, OW, KD, KH, KW, sd, sh, sw, pd, ph, pw, dd, dh, dw,",
         "        s_xn, s_xc, s_xd, s_xh, s_xw, s_wg, s_wo, s_wc, s_wd, s_wh, s_ww,",
         "        BLOCK_M, BLOCK_N, BLOCK_K, NDIM, TAP_MAJOR, CIN_INNER, TRANSPOSED, IDX64,",
-        "        NATIVE, PREC, DIRECT, PLANE)",
+        "        NATIVE, PREC, DIRECT, PLANE, PHASE)",
         "    acc, offs_m, nb, od, oh, ow, oc, mask = _kc_conv_epilogue_tile(",
-        "        acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, BLOCK_M, BLOCK_N, NDIM, IDX64,",
-        "        PIX_MAJOR, PLANE)",
+        "        acc, pid_m, pid_n, grp, M, COUT_G, OD, OH, OW, sd, sh, sw, BLOCK_M, BLOCK_N,",
+        "        NDIM, IDX64, PIX_MAJOR, PLANE, PHASE)",
     ]
     if bias is not None:
         body.append("    acc += _kc_conv_channels(tl.load(b_ptr + oc * s_b, mask=oc < (grp + 1) "
@@ -322,6 +328,7 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
            "dot": "per backend (_KC_DOT_PRECISION)" if fp32 else "default (16-bit inputs)",
            "chosen": "at run time from the sizes (heuristic)",
            "walk": ("plane (a 1x1 GEMM over NCHW pixels, no copy)" if consts.get("PLANE") else
+                    "phase by phase (strided transposed)" if consts.get("PHASE") else
                     "direct (fp32 FMAs)" if consts.get("DIRECT") else
                     "tap-major" if consts["TAP_MAJOR"] else "flat K"),
            "at": {**at_sizes, "itemsize": vx.element_size(),
