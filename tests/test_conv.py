@@ -570,6 +570,14 @@ def test_launch_heuristic() -> None:
         64, 64, 64, 4, 3)
     assert conv._kc_conv_config(32 * 3136, 512, 256, 4, "cuda", 256, sm=80, pixels=3136) == (
         64, 128, 32, 8, 3)
+    # PHASE (strided transposed): short phases on 128 x 16 x 32, long ones 128 x 64 x 64
+    assert conv._phase_k(64, (3, 3), (2, 2)) == 256
+    assert conv._phase_k(128, (4, 4), (2, 2)) == 512
+    assert conv._phase_k(8, (1, 3, 5), (2, 2, 1)) == 8 * 1 * 2 * 5
+    assert conv._kc_conv_config(16 * 256 * 256, 32, 576, 4, "cuda", 64, True, True,
+                                phase_k=256) == (128, 16, 32, 4, 3)
+    assert conv._kc_conv_config(16 * 128 * 128, 64, 2048, 4, "cuda", 128, True, True,
+                                phase_k=512) == (128, 64, 64, 4, 3)
     # sm_80 (mma.sync, no warp-group MMA): 128 x 128 x 64 spills there; 128 x 64 x 32
     assert conv._kc_conv_config(100_352, 128, 576, 4, "cuda", 64, cin_inner=True, sm=80) == (
         128, 64, 32, 8, 3)

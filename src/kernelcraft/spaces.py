@@ -208,7 +208,7 @@ def _conv(k: KernelSource, t: Target) -> Space:
     amd = t.backend == "hip"
     sm = t.triton_arch if isinstance(t.triton_arch, int) else None  # NVIDIA: 90 for sm_90
     pick = _kc_conv_config(M, N, K, item, t.backend, C, transposed, cin_inner, sm,
-                           int(at.get("pixels", 0)))
+                           int(at.get("pixels", 0)), int(at.get("phase_k", 0)))
     default = dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K", "num_warps", "num_stages"), pick,
                        strict=True))
     if _kc_conv_direct(C, N):  # no dot: pixels per program and warps; the rest is fixed

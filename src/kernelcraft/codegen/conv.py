@@ -597,7 +597,8 @@ def _kc_conv_tile_offset(nb, od, oh, ow, oc, s_n, s_c, s_d, s_h, s_w, NDIM: tl.c
 
 def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
                     cin: int | None = None, transposed: bool = False, cin_inner: bool = False,
-                    sm: int | None = None, pixels: int = 0) -> tuple[int, int, int, int, int]:
+                    sm: int | None = None, pixels: int = 0, phase_k: int = 0
+                    ) -> tuple[int, int, int, int, int]:
     """Launch config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) of one conv.
 
     ``Cout`` is the GEMM's N (output channels per group), ``cin`` the input channels per
@@ -621,6 +622,10 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
     64 x 64 x 64 on 4 warps (128-pixel tiles leave the grid under one wave, half empty).
     128 x 64 on 8 warps ran 2x slower than on 4. sm_80 (no warp-group MMA) takes 64 x 128
     x 32 on 8 warps, 32 accumulators per thread (128 x 128 spills there).
+    ``phase_k``: the K of one phase of a ``PHASE`` layer (input channels x the taps that
+    reach a phase; 0: another walk). On the H200 (x2 upsampling layers) phases with K up to
+    256 ran fastest on 128 x 16 x 32 tiles, 4 warps (1.4-2x the tiles the plain heuristic
+    picks: more programs for short K loops), K = 512 on 128 x 64 x 64, 4 warps.
     """
 
     def fit(x: int, hi: int, lo: int = 16) -> int:
@@ -632,6 +637,10 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
     if cin is not None and _kc_conv_direct(cin, Cout):  # ~512 outputs per program
         bn = fit(Cout, 8, 1)
         return fit(M, 512 // bn), bn, 16, 4, 1
+    if phase_k and backend == "cuda":
+        if phase_k <= 256:
+            return fit(M, 128), fit(Cout, 16), fit(cin or K, 32), 4, 3
+        return fit(M, 128), fit(Cout, 64), fit(cin or K, 64), 4, 3
     if pixels and backend == "cuda":
         if K <= 128:
             return fit(pixels, 64), fit(Cout, 64), fit(K, 32), 4, 3
@@ -758,12 +767,13 @@ def _check_config(config: dict[str, int] | None, fn: str) -> None:
 
 def _launch_config(config: dict[str, int] | None, M: int, cout_g: int, K: int, cin_g: int,
                    itemsize: int, backend: str, fn: str = "conv", transposed: bool = False,
-                   cin_inner: bool = False, sm: int | None = None, pixels: int = 0
-                   ) -> tuple[int, int, int, int, int]:
+                   cin_inner: bool = False, sm: int | None = None, pixels: int = 0,
+                   phase_k: int = 0) -> tuple[int, int, int, int, int]:
     """The heuristic's config with the caller's (the tuner's) knobs over it."""
     _check_config(config, fn)
     cfg = dict(zip(_CONFIG_KEYS, _kc_conv_config(M, cout_g, K, itemsize, backend, cin_g,
-                                                 transposed, cin_inner, sm, pixels),
+                                                 transposed, cin_inner, sm, pixels,
+                                                 phase_k),
                    strict=True))
     cfg.update(config or {})
     return tuple(cfg[k] for k in _CONFIG_KEYS)  # type: ignore[return-value]
@@ -944,6 +954,15 @@ def _phase(transposed: bool, st: tuple[int, ...], dil: tuple[int, ...], direct: 
             and all(d == 1 for d in dil))
 
 
+def _phase_k(cin_g: int, kernel: tuple[int, ...], st: tuple[int, ...]) -> int:
+    """The K of a phase of a ``PHASE`` layer: input channels x the most taps reaching one
+    phase (ceil(k / s) per dim)."""
+    k = cin_g
+    for kk, s in zip(kernel, st, strict=True):
+        k *= -(-kk // s)
+    return k
+
+
 def _plane(x_shape: list[int], x_strides: list[int], w_shape: list[int],
            st: tuple[int, ...], pad: tuple[int, ...], groups: int, transposed: bool) -> int:
     """The ``PLANE`` constexpr of a layer: 0, or the largest power of two up to 16 dividing
@@ -1028,10 +1047,11 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
     # flat K in (taps, c) order; else threads along the pixels
     cin_inner = x_strides[1] == 1 and cin_g > 1
     pixels = M // o_shape[0] if plane and o_shape[0] else 0
-    bm, bn, bk, warps, stages = _launch_config(config, M, cout_g, K, cin_g, itemsize,
-                                               backend, fn, transposed, cin_inner, sm, pixels)
     direct = _kc_conv_direct(cin_g, cout_g)
     phase = _phase(transposed, st, dil, direct)
+    bm, bn, bk, warps, stages = _launch_config(config, M, cout_g, K, cin_g, itemsize,
+                                               backend, fn, transposed, cin_inner, sm, pixels,
+                                               _phase_k(cin_g, kernel, st) if phase else 0)
     if transposed:  # weight [C_in, C_out/groups, *k]: roles of dims 0 and 1 swap
         s_wo, s_wc = w_strides[1], w_strides[0]
         s_wg = cin_g * s_wc

@@ -425,7 +425,8 @@ def _gemm_sizes(n: fx.Node) -> dict[str, int]:
     """The implicit GEMM's M (output pixels), N (output channels per group), K (reduction),
     the input channels per group (``C``: the tap-major walk pads them to BLOCK_K), and
     whether the input's channels are innermost (its tiles lie the other way round), and the
-    pixels per image of a layer the ``PLANE`` walk takes (0: another walk)."""
+    pixels per image of a layer the ``PLANE`` walk takes and the K of a phase of one the
+    ``PHASE`` walk takes (0: another walk)."""
     x, w, groups, transposed = n.args[0], n.args[1], int(n.args[8]), bool(n.args[6])
     vx, vw, vo = val(x), val(w), val(n)
     out = [hint(d) for d in vo.shape]
@@ -441,6 +442,11 @@ def _gemm_sizes(n: fx.Node) -> dict[str, int]:
     plane = conv._plane([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()],
                         [int(d) for d in vw.shape], tuple(n.args[3]), tuple(n.args[4]), groups,
                         transposed)
+    stride = tuple(int(s) for s in n.args[3])
+    phase = conv._phase(transposed, stride, tuple(int(d) for d in n.args[5]),
+                        conv._kc_conv_direct(cin_g, cout_g))
     return {"M": M, "N": cout_g, "K": cin_g * taps, "C": cin_g, "taps": taps,
             "groups": groups, "transposed": transposed, "cin_inner": cin_inner,
-            "pixels": M // out[0] if plane and out[0] else 0}
+            "pixels": M // out[0] if plane and out[0] else 0,
+            "phase_k": conv._phase_k(cin_g, tuple(int(d) for d in vw.shape[2:]), stride)
+            if phase else 0}
