@@ -134,6 +134,23 @@ def _kc_conv_plane_rows(pid_m, OD, OH, OW, BLOCK_M: tl.constexpr, IDX64: tl.cons
 
 
 @triton.jit
+def _kc_conv_next_tap(c0, CIN_G, tw, th, td, NW, NH, NDIM: tl.constexpr):
+    """The counters of a tap-major walk after a step that left the channel block at ``c0``:
+    channels fastest, then the tap along w (``NW`` of them), h (``NH``), d."""
+    step = c0 >= CIN_G
+    c0 = tl.where(step, 0, c0)
+    tw = tl.where(step, tw + 1, tw)
+    step = tw == NW
+    tw = tl.where(step, 0, tw)
+    th = tl.where(step, th + 1, th)
+    if NDIM >= 3:
+        step = th == NH
+        th = tl.where(step, 0, th)
+        td = tl.where(step, td + 1, td)
+    return c0, tw, th, td
+
+
+@triton.jit
 def _kc_conv_phase_rows(pid_m, M, OD, OH, OW, sd, sh, sw, BLOCK_M: tl.constexpr,
                         NDIM: tl.constexpr, IDX64: tl.constexpr):
     """Rows of row tile ``pid_m`` of a strided transposed convolution taken phase by phase.
@@ -341,17 +358,7 @@ def _kc_conv_mainloop(
             c = c0 + offs_k
             acc = _kc_conv_dot_step(acc, x_base, w_base, off, ok, c, c < CIN_G, w_tap, w_col,
                                     n_ok, s_xc, s_wc, CIN_INNER, NATIVE, PREC)
-            c0 += BLOCK_K
-            step = c0 >= CIN_G  # next tap: jw fastest, then jh, then jd
-            c0 = tl.where(step, 0, c0)
-            jw = tl.where(step, jw + 1, jw)
-            step = jw == nw
-            jw = tl.where(step, 0, jw)
-            jh = tl.where(step, jh + 1, jh)
-            if NDIM >= 3:
-                step = jh == nh
-                jh = tl.where(step, 0, jh)
-                jd = tl.where(step, jd + 1, jd)
+            c0, jw, jh, jd = _kc_conv_next_tap(c0 + BLOCK_K, CIN_G, jw, jh, jd, nw, nh, NDIM)
     elif DIRECT and not TRANSPOSED:
         # outer products in fp32 FMAs, one input channel at a time; the taps unrolled (the
         # kernel size is compile-time), so all their loads are in flight at once
@@ -411,16 +418,7 @@ def _kc_conv_mainloop(
                 acc = _kc_conv_dot_step(acc, x_base, w_base, off, ok, c, c < CIN_G, w_tap,
                                         w_col, n_ok, s_xc, s_wc, CIN_INNER, NATIVE, PREC)
                 c0 += BLOCK_K
-            step = c0 >= CIN_G  # next tap: kw fastest, then kh, then kd
-            c0 = tl.where(step, 0, c0)
-            kw = tl.where(step, kw + 1, kw)
-            step = kw == KW
-            kw = tl.where(step, 0, kw)
-            kh = tl.where(step, kh + 1, kh)
-            if NDIM >= 3:
-                step = kh == KH
-                kh = tl.where(step, 0, kh)
-                kd = tl.where(step, kd + 1, kd)
+            c0, kw, kh, kd = _kc_conv_next_tap(c0, CIN_G, kw, kh, kd, KW, KH, NDIM)
     else:
         taps = KD * KH * KW
         for k0 in range(0, K, BLOCK_K):

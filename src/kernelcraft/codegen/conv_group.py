@@ -423,10 +423,10 @@ def _build_spec(n: fx.Node, ptrs: list[str], sc_names: list[str], scalars: list[
 
 def _gemm_sizes(n: fx.Node) -> dict[str, int]:
     """The implicit GEMM's M (output pixels), N (output channels per group), K (reduction),
-    the input channels per group (``C``: the tap-major walk pads them to BLOCK_K), and
-    whether the input's channels are innermost (its tiles lie the other way round), and the
-    pixels per image of a layer the ``PLANE`` walk takes and the K of a phase of one the
-    ``PHASE`` walk takes (0: another walk)."""
+    the input channels per group (``C``: the tap-major walk pads them to BLOCK_K), whether
+    the input's channels are innermost (its tiles lie the other way round), the pixels per
+    image of a layer the ``PLANE`` walk takes (``pixels``) and the K of one phase of a layer
+    the ``PHASE`` walk takes (``phase_k``); 0 where another walk runs."""
     x, w, groups, transposed = n.args[0], n.args[1], int(n.args[8]), bool(n.args[6])
     vx, vw, vo = val(x), val(w), val(n)
     out = [hint(d) for d in vo.shape]
