@@ -335,7 +335,6 @@ def _kc_conv_mainloop(
             kd0 = (rd + pd) % sd
             nd = (tl.maximum(KD - kd0, 0) + sd - 1) // sd
             id_b = qd + (rd + pd) // sd
-        row = nb * s_xn
         c0 = grp * 0
         jw = c0
         jh = c0
@@ -1077,7 +1076,7 @@ def _launch(x_shape: list[int], x_strides: list[int], w_shape: list[int],
     # PLANE: each image's pixels take whole tiles; PHASE: each stride phase's
     rows = triton.cdiv(M, bm)
     if plane:
-        rows = o_shape[0] * triton.cdiv(M // max(o_shape[0], 1), bm)
+        rows = o_shape[0] * triton.cdiv(pixels, bm)
     elif phase:
         grid, phases = o_shape[0], 1
         for o, s in zip(out_sp, st, strict=True):

@@ -99,17 +99,22 @@ def conv_mode(value: str | bool) -> str:
     return value
 
 
-def _input_copied(n: fx.Node) -> bool:
+def _plane_of(n: fx.Node) -> int:
+    """``conv._plane`` of convolution ``n`` at the captured sizes and strides (whether its
+    epilogue's tensors are flat, which all but odd broadcasts are, is the wrapper's check)."""
+    vx, vw = val(n.args[0]), val(n.args[1])
+    return conv._plane([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()],
+                       [int(d) for d in vw.shape], tuple(n.args[3]), tuple(n.args[4]),
+                       int(n.args[8]), bool(n.args[6]))
+
+
+def _input_copied(n: fx.Node, plane: int | None = None) -> bool:
     """Whether the wrapper copies convolution ``n``'s input channels-innermost before the
     kernel (``conv._relayout`` at the captured sizes and strides; a layer the ``PLANE``
-    walk takes is not copied, as long as its epilogue's tensors are flat, which all but
-    odd broadcasts are)."""
-    vx, vw = val(n.args[0]), val(n.args[1])
-    shape, strides = [hint(d) for d in vx.shape], [hint(d) for d in vx.stride()]
-    groups = int(n.args[8])
-    plane = conv._plane(shape, strides, [int(d) for d in vw.shape], tuple(n.args[3]),
-                        tuple(n.args[4]), groups, bool(n.args[6]))
-    return conv._relayout(shape, strides, groups, plane)
+    walk takes is not copied). ``plane``: :func:`_plane_of` where the caller has it."""
+    vx = val(n.args[0])
+    return conv._relayout([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()],
+                          int(n.args[8]), _plane_of(n) if plane is None else plane)
 
 
 def library_wins(n: fx.Node) -> str | None:
@@ -438,10 +443,8 @@ def _gemm_sizes(n: fx.Node) -> dict[str, int]:
         taps *= int(d)
     cin_g = hint(vx.shape[1]) // groups
     cout_g = int(vw.shape[1]) if transposed else int(vw.shape[0]) // groups
-    cin_inner = cin_g > 1 and (hint(vx.stride()[1]) == 1 or _input_copied(n))
-    plane = conv._plane([hint(d) for d in vx.shape], [hint(d) for d in vx.stride()],
-                        [int(d) for d in vw.shape], tuple(n.args[3]), tuple(n.args[4]), groups,
-                        transposed)
+    plane = _plane_of(n)
+    cin_inner = cin_g > 1 and (hint(vx.stride()[1]) == 1 or _input_copied(n, plane))
     stride = tuple(int(s) for s in n.args[3])
     phase = conv._phase(transposed, stride, tuple(int(d) for d in n.args[5]),
                         conv._kc_conv_direct(cin_g, cout_g))
