@@ -31,6 +31,22 @@ SWEEP = [dict(BLOCK_M=bm, BLOCK_N=bn, num_warps=w, num_stages=s)
          for bm, bn, w, s in itertools.product((64, 128), (32, 64, 128), (4, 8), (2, 3))]
 
 
+SPLITS: tuple[int, ...] = (0,)
+SWEEP_SHAPES: list[tuple[int, ...]] | None = None
+BF16 = True
+
+
+def compiled_resources() -> dict[str, int]:
+    """Registers and spilled bytes of the most recently compiled attention kernel."""
+    from kernelcraft.codegen.attention import _kc_attention_fwd
+
+    for cache in getattr(_kc_attention_fwd, "device_caches", {}).values():
+        kernels = list(cache[0].values())
+        if kernels:
+            return {"n_regs": int(kernels[-1].n_regs), "n_spills": int(kernels[-1].n_spills)}
+    return {}
+
+
 def flops(b: int, h: int, s: int, d: int, causal: bool) -> float:
     return 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
 
@@ -76,18 +92,22 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
             emit(shape | dict(impl="kc_fp32", precision=prec, config="heuristic",
                               error=f"{type(exc).__name__}: {exc}"[:400]))
             continue
-        if not sweep or prec != "bf16x3" or causal or s == 2048:
+        if not sweep or prec != "bf16x3" or (SWEEP_SHAPES is None and (causal or s == 2048)):
             continue
-        for cfg in SWEEP:
+        for cfg in ({**c, "SPLIT": sp} for c in SWEEP for sp in SPLITS):
             try:
                 got = ours(q, k, v, cfg=cfg)
                 chk = compare_one(0, got, ref, ref64, "fp32")
                 ms = timed(lambda q, k, v, cfg=cfg: ours(q, k, v, cfg=cfg), (q, k, v))
                 emit(shape | dict(impl="kc_fp32", precision=prec, config=cfg, ms=ms,
-                                  ok=chk.ok, rel_l2=chk.rel_l2, vs_eager=eager / ms))
+                                  ok=chk.ok, rel_l2=chk.rel_l2, max_abs=chk.max_abs,
+                                  tol_abs=chk.tol_abs, vs_eager=eager / ms,
+                                  **compiled_resources()))
             except Exception as exc:
                 emit(shape | dict(impl="kc_fp32", precision=prec, config=cfg,
                                   error=f"{type(exc).__name__}: {exc}"[:200]))
+    if not BF16:
+        return
     # 16-bit: against SDPA's own (flash) kernel in bf16
     qb, kb, vb = (t.bfloat16() for t in (q, k, v))
     refb = sdpa(qb, kb, vb)
@@ -122,13 +142,30 @@ def main() -> None:
     ap.add_argument("--configs", type=json.loads, default=None,
                     help="the sweep's configs as a JSON list of [BLOCK_M, BLOCK_N, warps, "
                          "stages] (default: 24 tiles)")
+    ap.add_argument("--splits", type=int, nargs="+", default=[0],
+                    help="SPLIT values the sweep crosses with its tiles (fp32 dot emulation: "
+                         "0 Triton's input_precision, 1 bf16 pieces split in the kernel, "
+                         "2 K and V split once beforehand)")
+    ap.add_argument("--shapes", type=json.loads, default=None,
+                    help="[[B, H, S, D, causal], ...] instead of the default 12 shapes; the "
+                         "sweep then runs on each of them")
+    ap.add_argument("--no-bf16", action="store_true", help="skip the bf16 rows")
+    ap.add_argument("--precisions", nargs="+", default=list(PRECISIONS),
+                    help="fp32 dot precisions timed with the heuristic config")
     args = ap.parse_args()
+    global PRECISIONS
+    PRECISIONS = tuple(args.precisions)
+    global BF16, SWEEP_SHAPES, SPLITS
+    BF16, SPLITS = not args.no_bf16, tuple(args.splits)
     if args.configs:
         SWEEP[:] = [dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"), c, strict=True))
                     for c in args.configs]
     emit, timed = recorder(args.out, args.budget_ms)
-    for (b, h, s, d), causal in itertools.product(SHAPES, (False, True)):
-        run_shape(b, h, s, d, causal, timed, emit, args.sweep)
+    if args.shapes:
+        SWEEP_SHAPES = [tuple(x) for x in args.shapes]
+    todo = SWEEP_SHAPES or [(*sh, c) for sh, c in itertools.product(SHAPES, (False, True))]
+    for b, h, s, d, causal in todo:
+        run_shape(b, h, s, d, bool(causal), timed, emit, args.sweep)
 
 if __name__ == "__main__":
     main()

@@ -58,7 +58,7 @@ _KC_OUT_OF_RESOURCES = getattr(getattr(triton.runtime, "errors", None), "OutOfRe
 _KC_ATTN_MAX_GRID_Y = 65535
 
 #: the knobs an explicit ``config`` may set (the AMD ones reach the launch on hip only)
-_KC_ATTN_KNOBS = ("BLOCK_M", "BLOCK_N", "num_warps", "num_stages")
+_KC_ATTN_KNOBS = ("BLOCK_M", "BLOCK_N", "num_warps", "num_stages", "SPLIT")
 _KC_ATTN_AMD_KNOBS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 
 #: head dims above this would need a loop over D; no model in practice uses one
@@ -69,17 +69,72 @@ _KC_NO_MASK, _KC_ADD_MASK, _KC_BOOL_MASK = 0, 1, 2
 
 
 @triton.jit
-def _kc_attention_block(acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
-                        start, end, qk_scale, N, D, DV,
-                        s_kn, s_kd, s_vn, s_vd, s_mm, s_mn,
+def _kc_bf16(x, UPCAST: tl.constexpr):
+    """fp32 -> bf16 rounded to nearest even; the interpreter's cast truncates, so there the
+    rounding is done on the bits (same values as the GPU's cvt.rn)."""
+    if UPCAST:
+        bits = x.to(tl.uint32, bitcast=True)
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+        x = bits.to(tl.float32, bitcast=True)
+    return x.to(tl.bfloat16)
+
+
+@triton.jit
+def _kc_split3(x, UPCAST: tl.constexpr):
+    """fp32 -> three bf16 pieces whose sum is x to ~24 bits (each rounded to nearest)."""
+    hi = _kc_bf16(x, UPCAST)
+    r = x - hi.to(tl.float32)
+    mid = _kc_bf16(r, UPCAST)
+    lo = _kc_bf16(r - mid.to(tl.float32), UPCAST)
+    return hi, mid, lo
+
+
+@triton.jit
+def _kc_split2(x, UPCAST: tl.constexpr):
+    """fp32 -> two bf16 pieces whose sum is x to ~16 bits (bf16x3's operands)."""
+    hi = _kc_bf16(x, UPCAST)
+    return hi, _kc_bf16(x - hi.to(tl.float32), UPCAST)
+
+
+@triton.jit
+def _kc_dot16(a, b, acc, UPCAST: tl.constexpr):
+    """acc + a @ b of bf16 pieces with fp32 accumulation (widened to fp32 on the interpreter,
+    whose bf16 dot is wrong; a product of two bf16 values is exact in fp32 either way)."""
+    if UPCAST:
+        return tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc, input_precision="ieee")
+    return tl.dot(a, b, acc=acc)
+
+
+@triton.jit
+def _kc_dot_split(a_hi, a_mid, a_lo, b_hi, b_mid, b_lo, acc, TERMS: tl.constexpr,
+                  UPCAST: tl.constexpr):
+    """acc + a @ b from the pieces: TERMS 6 takes every product above 2^-16 (bf16x6), 3 the
+    ones above 2^-8 (bf16x3, a_lo and b_lo unused), smallest first."""
+    if TERMS == 6:
+        acc = _kc_dot16(a_mid, b_mid, acc, UPCAST)
+        acc = _kc_dot16(a_lo, b_hi, acc, UPCAST)
+        acc = _kc_dot16(a_hi, b_lo, acc, UPCAST)
+    acc = _kc_dot16(a_mid, b_hi, acc, UPCAST)
+    acc = _kc_dot16(a_hi, b_mid, acc, UPCAST)
+    return _kc_dot16(a_hi, b_hi, acc, UPCAST)
+
+
+@triton.jit
+def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_base_k,
+                        kv_base_v, mask_base, start, end, qk_scale, N, D, DV,
+                        s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
                         BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_DV: tl.constexpr,
                         CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr, EDGE: tl.constexpr,
-                        PREC: tl.constexpr, PREC_QK: tl.constexpr, UPCAST: tl.constexpr):
+                        PREC: tl.constexpr, PREC_QK: tl.constexpr, UPCAST: tl.constexpr,
+                        SPLIT: tl.constexpr):
     """Fold KV blocks [start, end) into the running (acc, l_i, m_i).
 
     EDGE: these blocks may hold invalid scores (past N, or right of the causal diagonal),
     which are masked to -inf; without it no compare or select is paid. Rows past M were
     clamped by the caller to real rows, so every load here is in bounds by construction.
+    SPLIT (fp32 only): 0 takes ``tl.dot(input_precision=...)``; 1 and 2 take bf16 pieces,
+    q as (q, q_mid, q_lo), K and V split here (1) or read as pieces ``s_kp`` / ``s_vp``
+    apart (2).
     """
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
@@ -94,13 +149,24 @@ def _kc_attention_block(acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base
         kt_ptrs = K + kv_base_k + cn[None, :] * s_kn + offs_d[:, None] * s_kd
         v_ptrs = V + kv_base_v + cn[:, None] * s_vn + offs_dv[None, :] * s_vd
         if EDGE:
-            n_ok = cols < N
-            kt = tl.load(kt_ptrs, mask=d_ok[:, None] & n_ok[None, :], other=0.0)
-            v = tl.load(v_ptrs, mask=n_ok[:, None] & dv_ok[None, :], other=0.0)
+            k_ok = d_ok[:, None] & (cols < N)[None, :]
+            v_ok = (cols < N)[:, None] & dv_ok[None, :]
         else:
-            kt = tl.load(kt_ptrs, mask=d_ok[:, None], other=0.0)
-            v = tl.load(v_ptrs, mask=dv_ok[None, :], other=0.0)
-        if q.dtype == tl.float32:
+            k_ok = d_ok[:, None]
+            v_ok = dv_ok[None, :]
+        kt = tl.load(kt_ptrs, mask=k_ok, other=0.0)
+        v = tl.load(v_ptrs, mask=v_ok, other=0.0)
+        if SPLIT == 2:
+            k_mid = tl.load(kt_ptrs + s_kp, mask=k_ok, other=0.0)
+            k_lo = tl.load(kt_ptrs + 2 * s_kp, mask=k_ok, other=0.0)
+            v_mid = tl.load(v_ptrs + s_vp, mask=v_ok, other=0.0)
+        elif SPLIT == 1:
+            kt, k_mid, k_lo = _kc_split3(kt, UPCAST)
+            v, v_mid = _kc_split2(v, UPCAST)
+        if SPLIT != 0:
+            qk = _kc_dot_split(q, q_mid, q_lo, kt, k_mid, k_lo,
+                               tl.zeros((q.shape[0], BLOCK_N), tl.float32), 6, UPCAST)
+        elif q.dtype == tl.float32:
             qk = tl.dot(q, kt, input_precision=PREC_QK)
         elif UPCAST:
             qk = tl.dot(q.to(tl.float32), kt.to(tl.float32), input_precision="ieee")
@@ -129,7 +195,10 @@ def _kc_attention_block(acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base
         p = tl.math.exp2(s - m_ref[:, None])
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
-        if v.dtype == tl.float32:
+        if SPLIT != 0:
+            p_hi, p_mid = _kc_split2(p, UPCAST)
+            acc = _kc_dot_split(p_hi, p_mid, p_mid, v, v_mid, v_mid, acc, 3, UPCAST)
+        elif v.dtype == tl.float32:
             acc = tl.dot(p, v, acc=acc, input_precision=PREC)
         elif UPCAST:
             p16 = p.to(v.dtype).to(tl.float32)
@@ -144,11 +213,11 @@ def _kc_attention_block(acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base
 def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
                       s_qb, s_qh, s_qm, s_qd, s_kb, s_kh, s_kn, s_kd,
                       s_vb, s_vh, s_vn, s_vd, s_mb, s_mh, s_mm, s_mn,
-                      s_ob, s_oh, s_om, s_od,
+                      s_ob, s_oh, s_om, s_od, s_kp, s_vp,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
                       BLOCK_DV: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
                       PREC: tl.constexpr, PREC_QK: tl.constexpr, UPCAST: tl.constexpr,
-                      SAFE: tl.constexpr):
+                      SAFE: tl.constexpr, SPLIT: tl.constexpr = 0):
     """One BLOCK_M query tile of one (batch, head); grid (cdiv(M, BLOCK_M), B * H).
 
     ``qk_scale`` is scale * log2(e). ``Mask`` is read at [b, h, m, n] through its strides
@@ -167,6 +236,10 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
     rm = (offs_m % M).to(tl.int64)
     q_ptrs = Q + b * s_qb + h * s_qh + rm[:, None] * s_qm + offs_d[None, :] * s_qd
     q = tl.load(q_ptrs, mask=(offs_d < D)[None, :], other=0.0)
+    q_mid = q
+    q_lo = q
+    if SPLIT != 0:  # once per tile: the KV walk reuses the pieces
+        q, q_mid, q_lo = _kc_split3(q, UPCAST)
     kv_base_k = b * s_kb + h * s_kh
     kv_base_v = b * s_vb + h * s_vh
     mask_base = b * s_mb + h * s_mh + rm[:, None] * s_mm
@@ -184,13 +257,13 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
         hi = N
         free = n_even
     acc, l_i, m_i = _kc_attention_block(
-        acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
-        0, free, qk_scale, N, D, DV, s_kn, s_kd, s_vn, s_vd, s_mm, s_mn,
-        BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, False, PREC, PREC_QK, UPCAST)
+        acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
+        0, free, qk_scale, N, D, DV, s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
+        BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, False, PREC, PREC_QK, UPCAST, SPLIT)
     acc, l_i, m_i = _kc_attention_block(
-        acc, l_i, m_i, q, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
-        free, hi, qk_scale, N, D, DV, s_kn, s_kd, s_vn, s_vd, s_mm, s_mn,
-        BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, True, PREC, PREC_QK, UPCAST)
+        acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
+        free, hi, qk_scale, N, D, DV, s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
+        BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, True, PREC, PREC_QK, UPCAST, SPLIT)
     # a row with every score masked has l_i == 0 and acc == 0: zeros like torch's SDPA, or
     # NaN (0 / 0) like a plain softmax
     if SAFE:
@@ -200,6 +273,41 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
     o_ptrs = Out + b * s_ob + h * s_oh + om[:, None] * s_om + offs_dv[None, :] * s_od
     tl.store(o_ptrs, o.to(Out.dtype.element_ty),
              mask=(offs_m < M)[:, None] & (offs_dv < DV)[None, :])
+
+
+@triton.jit
+def _kc_attention_pieces(X, Out, R, H, S, D, s_b, s_h, s_s, s_d, s_p,
+                         PIECES: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr,
+                         UPCAST: tl.constexpr):
+    """X [B, H, S, D] fp32 (any strides) -> Out [PIECES, B, H, S, D] bf16, contiguous: the
+    hi, mid (and lo) pieces of each value, read once for all the query tiles that use them."""
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = tl.arange(0, BLOCK_D)
+    r = rows.to(tl.int64)
+    src = (r // (H * S)) * s_b + (r // S % H) * s_h + (r % S) * s_s
+    ok = (rows < R)[:, None] & (cols < D)[None, :]
+    x = tl.load(X + src[:, None] + cols[None, :] * s_d, mask=ok, other=0.0)
+    hi, mid, lo = _kc_split3(x, UPCAST)
+    dst = Out + r[:, None] * D + cols[None, :]
+    tl.store(dst, hi, mask=ok)
+    tl.store(dst + s_p, mid, mask=ok)
+    if PIECES == 3:
+        tl.store(dst + 2 * s_p, lo, mask=ok)
+
+
+def _kc_attention_split(x: torch.Tensor, pieces: int) -> torch.Tensor:
+    """[pieces, *x.shape] bf16 pieces of fp32 ``x`` [B, H, S, D] (see _kc_attention_pieces)."""
+    B, H, S, D = x.shape
+    out = torch.empty((pieces, B, H, S, D), device=x.device, dtype=torch.bfloat16)
+    R = B * H * S
+    if R == 0:
+        return out
+    bd = max(16, triton.next_power_of_2(D))
+    br = max(1, 4096 // bd)
+    _kc_attention_pieces[(triton.cdiv(R, br),)](x, out, R, H, S, D, *x.stride(), out[0].numel(),
+                                                PIECES=pieces, BLOCK_R=br, BLOCK_D=bd,
+                                                UPCAST=x.device.type == "cpu")
+    return out
 
 
 def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
@@ -355,6 +463,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     bm, bn, nw, ns = _kc_attention_config(M, N, D, q.element_size(), backend, smem,
                                           bool(causal))
     extra: dict[str, int] = {}
+    split = 0
     if config is not None:
         unknown = set(config) - set(_KC_ATTN_KNOBS) - set(_KC_ATTN_AMD_KNOBS)
         if unknown:
@@ -362,6 +471,9 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
                              f"{list(_KC_ATTN_KNOBS + _KC_ATTN_AMD_KNOBS)}")
         bm, bn = config.get("BLOCK_M", bm), config.get("BLOCK_N", bn)
         nw, ns = config.get("num_warps", nw), config.get("num_stages", ns)
+        split = config.get("SPLIT", split)
+        if split not in (0, 1, 2):
+            raise ValueError(f"attention: config SPLIT={split!r} must be 0, 1 or 2")
         for name, x in (("BLOCK_M", bm), ("BLOCK_N", bn)):
             if not _kc_pow2(x) or x < 16:
                 raise ValueError(f"attention: config {name}={x!r} must be a power of two "
@@ -383,6 +495,12 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
                 else (precision_table or _KC_ATTN_DOT_PRECISION).get(backend, "ieee"))
     else:
         prec = "ieee"  # unused: 16-bit dots are native
+    if q.dtype != torch.float32 or (prec not in _KC_ATTN_QK_PRECISION and backend != "cpu"):
+        split = 0  # pieces emulate bf16x3 / bf16x6 only (the interpreter checks their math)
+    kp, vp, s_kp, s_vp = k, v, 0, 0
+    if split == 2:
+        kp, vp = _kc_attention_split(k, 3), _kc_attention_split(v, 2)
+        s_kp, s_vp = kp[0].numel(), vp[0].numel()
     bd = max(16, triton.next_power_of_2(D))
     bdv = max(16, triton.next_power_of_2(DV))
     qk_scale = float(scale) * 1.4426950408889634
@@ -390,16 +508,18 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     b0 = 0
     while b0 < B:
         b1 = min(B, b0 + step)
-        views = (q[b0:b1], k[b0:b1], v[b0:b1], mask[b0:b1] if mask_kind else mask,
-                 out[b0:b1])
+        kv = (k[b0:b1], v[b0:b1]) if split != 2 else (kp[:, b0:b1], vp[:, b0:b1])
+        views = (q[b0:b1], *kv, mask[b0:b1] if mask_kind else mask, out[b0:b1])
+        kst = kv[0].stride()[-4:] if split == 2 else k.stride()
+        vst = kv[1].stride()[-4:] if split == 2 else v.stride()
         grid = (triton.cdiv(M, bm), (b1 - b0) * H)
         try:
             _kc_attention_fwd[grid](
                 *views, qk_scale, H, M, N, D, DV,
-                *q.stride(), *k.stride(), *v.stride(), *ms, *out.stride(),
+                *q.stride(), *kst, *vst, *ms, *out.stride(), s_kp, s_vp,
                 BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=bd, BLOCK_DV=bdv, CAUSAL=bool(causal),
                 MASK_KIND=mask_kind, PREC=prec, PREC_QK=_KC_ATTN_QK_PRECISION.get(prec, prec),
-                UPCAST=backend == "cpu", SAFE=bool(safe_softmax),
+                UPCAST=backend == "cpu", SAFE=bool(safe_softmax), SPLIT=split,
                 num_warps=nw, num_stages=ns, **extra)
         except _KC_OUT_OF_RESOURCES:
             # the heuristic's shared-memory model is an estimate: a GPU it did not foresee
