@@ -135,6 +135,7 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
 
 
 def main() -> None:
+    global BF16, SWEEP_SHAPES, SPLITS, PRECISIONS
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--sweep", action="store_true", help="time the config sweep too")
@@ -153,9 +154,7 @@ def main() -> None:
     ap.add_argument("--precisions", nargs="+", default=list(PRECISIONS),
                     help="fp32 dot precisions timed with the heuristic config")
     args = ap.parse_args()
-    global PRECISIONS
     PRECISIONS = tuple(args.precisions)
-    global BF16, SWEEP_SHAPES, SPLITS
     BF16, SPLITS = not args.no_bf16, tuple(args.splits)
     if args.configs:
         SWEEP[:] = [dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"), c, strict=True))
