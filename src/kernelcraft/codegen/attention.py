@@ -132,9 +132,9 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_ba
     EDGE: these blocks may hold invalid scores (past N, or right of the causal diagonal),
     which are masked to -inf; without it no compare or select is paid. Rows past M were
     clamped by the caller to real rows, so every load here is in bounds by construction.
-    SPLIT (fp32 only): 0 takes ``tl.dot(input_precision=...)``; 1 and 2 take bf16 pieces,
-    q as (q, q_mid, q_lo), K and V split here (1) or read as pieces ``s_kp`` / ``s_vp``
-    apart (2).
+    SPLIT (fp32 only): 0 takes ``tl.dot(input_precision=...)``; else bf16 pieces, q as
+    (q, q_mid, q_lo), K and V split here or, with bit 2 (K) and bit 4 (V), read as pieces
+    ``s_kp`` / ``s_vp`` apart.
     """
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
@@ -156,12 +156,14 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_ba
             v_ok = dv_ok[None, :]
         kt = tl.load(kt_ptrs, mask=k_ok, other=0.0)
         v = tl.load(v_ptrs, mask=v_ok, other=0.0)
-        if SPLIT == 2:
+        if SPLIT & 2:
             k_mid = tl.load(kt_ptrs + s_kp, mask=k_ok, other=0.0)
             k_lo = tl.load(kt_ptrs + 2 * s_kp, mask=k_ok, other=0.0)
-            v_mid = tl.load(v_ptrs + s_vp, mask=v_ok, other=0.0)
-        elif SPLIT == 1:
+        elif SPLIT:
             kt, k_mid, k_lo = _kc_split3(kt, UPCAST)
+        if SPLIT & 4:
+            v_mid = tl.load(v_ptrs + s_vp, mask=v_ok, other=0.0)
+        elif SPLIT:
             v, v_mid = _kc_split2(v, UPCAST)
         if SPLIT != 0:
             qk = _kc_dot_split(q, q_mid, q_lo, kt, k_mid, k_lo,
@@ -213,7 +215,7 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_ba
 def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
                       s_qb, s_qh, s_qm, s_qd, s_kb, s_kh, s_kn, s_kd,
                       s_vb, s_vh, s_vn, s_vd, s_mb, s_mh, s_mm, s_mn,
-                      s_ob, s_oh, s_om, s_od, s_kp, s_vp,
+                      s_ob, s_oh, s_om, s_od, s_qp, s_kp, s_vp,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
                       BLOCK_DV: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
                       PREC: tl.constexpr, PREC_QK: tl.constexpr, UPCAST: tl.constexpr,
@@ -238,7 +240,10 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
     q = tl.load(q_ptrs, mask=(offs_d < D)[None, :], other=0.0)
     q_mid = q
     q_lo = q
-    if SPLIT != 0:  # once per tile: the KV walk reuses the pieces
+    if SPLIT & 8:  # read as pieces s_qp apart
+        q_mid = tl.load(q_ptrs + s_qp, mask=(offs_d < D)[None, :], other=0.0)
+        q_lo = tl.load(q_ptrs + 2 * s_qp, mask=(offs_d < D)[None, :], other=0.0)
+    elif SPLIT:  # once per tile: the KV walk reuses the pieces
         q, q_mid, q_lo = _kc_split3(q, UPCAST)
     kv_base_k = b * s_kb + h * s_kh
     kv_base_v = b * s_vb + h * s_vh
@@ -472,8 +477,10 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
         bm, bn = config.get("BLOCK_M", bm), config.get("BLOCK_N", bn)
         nw, ns = config.get("num_warps", nw), config.get("num_stages", ns)
         split = config.get("SPLIT", split)
-        if split not in (0, 1, 2):
-            raise ValueError(f"attention: config SPLIT={split!r} must be 0, 1 or 2")
+        if not isinstance(split, int) or not (split == 0 or (split & 1 and 0 < split < 16)):
+            raise ValueError(f"attention: config SPLIT={split!r} must be 0 (Triton's dot "
+                             "precision) or 1 (bf16 pieces) plus 2 (K), 4 (V), 8 (Q) split "
+                             "beforehand")
         for name, x in (("BLOCK_M", bm), ("BLOCK_N", bn)):
             if not _kc_pow2(x) or x < 16:
                 raise ValueError(f"attention: config {name}={x!r} must be a power of two "
@@ -497,10 +504,13 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
         prec = "ieee"  # unused: 16-bit dots are native
     if q.dtype != torch.float32 or (prec not in _KC_ATTN_QK_PRECISION and backend != "cpu"):
         split = 0  # pieces emulate bf16x3 / bf16x6 only (the interpreter checks their math)
-    kp, vp, s_kp, s_vp = k, v, 0, 0
-    if split == 2:
-        kp, vp = _kc_attention_split(k, 3), _kc_attention_split(v, 2)
-        s_kp, s_vp = kp[0].numel(), vp[0].numel()
+    qp, kp, vp = q, k, v
+    if split & 8:
+        qp = _kc_attention_split(q, 3)
+    if split & 2:
+        kp = _kc_attention_split(k, 3)
+    if split & 4:
+        vp = _kc_attention_split(v, 2)
     bd = max(16, triton.next_power_of_2(D))
     bdv = max(16, triton.next_power_of_2(DV))
     qk_scale = float(scale) * 1.4426950408889634
@@ -508,15 +518,16 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     b0 = 0
     while b0 < B:
         b1 = min(B, b0 + step)
-        kv = (k[b0:b1], v[b0:b1]) if split != 2 else (kp[:, b0:b1], vp[:, b0:b1])
-        views = (q[b0:b1], *kv, mask[b0:b1] if mask_kind else mask, out[b0:b1])
-        kst = kv[0].stride()[-4:] if split == 2 else k.stride()
-        vst = kv[1].stride()[-4:] if split == 2 else v.stride()
+        qkv = [t[b0:b1] if t.dim() == 4 else t[:, b0:b1] for t in (qp, kp, vp)]
+        views = (*qkv, mask[b0:b1] if mask_kind else mask, out[b0:b1])
+        # a pieces tensor [P, B, H, S, D]: its [B, H, S, D] strides and the piece stride
+        st = [t.stride()[-4:] for t in qkv]
+        sp = [t.stride(0) if t.dim() == 5 else 0 for t in qkv]
         grid = (triton.cdiv(M, bm), (b1 - b0) * H)
         try:
             _kc_attention_fwd[grid](
                 *views, qk_scale, H, M, N, D, DV,
-                *q.stride(), *kst, *vst, *ms, *out.stride(), s_kp, s_vp,
+                *st[0], *st[1], *st[2], *ms, *out.stride(), *sp,
                 BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=bd, BLOCK_DV=bdv, CAUSAL=bool(causal),
                 MASK_KIND=mask_kind, PREC=prec, PREC_QK=_KC_ATTN_QK_PRECISION.get(prec, prec),
                 UPCAST=backend == "cpu", SAFE=bool(safe_softmax), SPLIT=split,
