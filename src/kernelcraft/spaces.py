@@ -272,7 +272,11 @@ def _conv(k: KernelSource, t: Target) -> Space:
 
 def _attention(k: KernelSource, t: Target) -> Space:
     """Flash attention: query and key tiles, warps, stages (and CDNA's launch options)."""
-    from kernelcraft.codegen.attention import _kc_attention_config
+    from kernelcraft.codegen.attention import (
+        _KC_ATTN_DOT_PRECISION,
+        _kc_attention_config,
+        _kc_attention_split_mode,
+    )
 
     at = k.config["at"]
     B, H, M, N, D, Dv, item = (at[x] for x in ("B", "H", "M", "N", "D", "Dv", "itemsize"))
@@ -288,22 +292,32 @@ def _attention(k: KernelSource, t: Target) -> Space:
         knobs += (Choice("waves_per_eu", (0, 1, 2, 4)), Choice("matrix_instr_nonkdim", (16, 32)))
         if t.arch != "gfx950":
             knobs += (Choice("kpack", (1, 2)),)
+    split = _kc_attention_split_mode(item, t.backend, _KC_ATTN_DOT_PRECISION.get(t.backend, ""),
+                                     D, Dv)
+    if split:  # fp32 on NVIDIA: bf16 pieces of Q, K, V split beforehand, of K and V, or none
+        knobs += (Choice("SPLIT", (0, 7, 15)),)
     q_tiles = 0 if t.backend == "hip" else 1  # Q staged in shared memory on NVIDIA
 
     def fits(c: Config) -> str | None:
         bm, bn = c["BLOCK_M"], c["BLOCK_N"]
         if bm > max(16, _p2(M)) or bn > max(16, _p2(N)):
             return "tile larger than the problem"
-        if (max(1, c["num_stages"]) * 2 * bn + q_tiles * bm) * bd * item > t.smem_per_block:
+        stages = max(1, c["num_stages"])
+        if c.get("SPLIT", 0):  # bf16 pieces: 3 of Q and K, 2 of V
+            need = (stages * bn * (3 * bd + 2 * bdv) + q_tiles * 3 * bm * bd) * 2
+        else:
+            need = (stages * 2 * bn + q_tiles * bm) * bd * item
+        if need > t.smem_per_block:
             return "K/V stages exceed shared memory"
         if bm * (bn + bd + bdv) / (c["num_warps"] * t.warp_size) > 192:
             return "score, Q and accumulator tiles over 192 values per thread (register spills)"
         return None
 
     pick = _kc_attention_config(M, N, D, item, t.backend, t.smem_per_block,
-                                bool(k.config.get("causal")))
+                                bool(k.config.get("causal")), split, Dv)
     default = dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"), pick, strict=True))
-    default.update(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)  # Triton's defaults
+    default.update(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1,  # Triton's defaults
+                   SPLIT=split)
     return Space("attention", knobs, (fits,), ctx, _default(knobs, default))
 
 
@@ -311,6 +325,16 @@ def _default(knobs: tuple[Any, ...], values: dict[str, Any]) -> Config | None:
     if any(values.get(kn.name) not in kn.values() for kn in knobs):  # not in this space
         return None
     return Config({kn.name: values[kn.name] for kn in knobs})
+
+
+def _attention_split(spec: dict[str, Any], consts: dict[str, Any], k: KernelSource,
+                     split: int) -> None:
+    """The attention spec (emitted unsplit) as launched with ``SPLIT=split``."""
+    from kernelcraft.codegen.attention_group import respec
+
+    spec["signature"] = dict(spec["signature"])
+    spec["attrs"] = dict(spec.get("attrs") or {})
+    respec(spec["signature"], consts, spec["attrs"], k.config["at"], split)
 
 
 def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str, Any]:
@@ -321,6 +345,9 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
     spec = k.build_spec()
     spec["name"] = _rename(k.kernel_name, 0)
     if config is None:
+        if family == "attention" and k.config.get("SPLIT"):
+            spec["constexprs"] = dict(spec["constexprs"])
+            _attention_split(spec, spec["constexprs"], k, int(k.config["SPLIT"]))
         return spec
     consts = dict(spec["constexprs"])
     spec["num_warps"] = int(config["num_warps"])
@@ -341,6 +368,7 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
         spec["num_stages"] = int(config["num_stages"])
     elif family == "attention":
         consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"])
+        _attention_split(spec, consts, k, int(config.get("SPLIT", k.config.get("SPLIT", 0))))
         spec["num_stages"] = int(config["num_stages"])
         spec["options"] = {o: config[o] for o in AMD_OPTIONS if o in config}
     elif family == "scan":

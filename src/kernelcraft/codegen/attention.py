@@ -315,24 +315,38 @@ def _kc_attention_split(x: torch.Tensor, pieces: int) -> torch.Tensor:
     return out
 
 
+def _kc_attention_split_mode(itemsize: int, backend: str, prec: str, D: int, DV: int) -> int:
+    """Default SPLIT: fp32 on NVIDIA with the bf16x3 table and head dims up to 128 takes
+    bf16 pieces of Q, K and V split once beforehand (15). On the H200 (Triton 3.6) that ran
+    1.4-1.6x faster than Triton's bf16x6 / bf16x3 dots, which split K and V again for every
+    query tile and keep fp32 Q in registers; the split pass costs one read of Q, K, V and a
+    write of their pieces. Else 0 (Triton's dots; CDNA unmeasured)."""
+    if itemsize != 4 or backend != "cuda" or prec not in _KC_ATTN_QK_PRECISION:
+        return 0
+    return 15 if max(D, DV) <= 128 else 0
+
+
 def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
-                         smem: int | None = None, causal: bool = False
-                         ) -> tuple[int, int, int, int]:
+                         smem: int | None = None, causal: bool = False, split: int = 0,
+                         DV: int | None = None) -> tuple[int, int, int, int]:
     """Launch config (BLOCK_M, BLOCK_N, num_warps, num_stages) for an M x N x D attention.
 
     cpu (Triton's interpreter): its cost is per program and per KV step, not per element,
     so tiles grow with the sizes up to 64 (4x faster than 16 x 16 at 256 x 256).
-    cuda: fp32 on 8 warps, 128 x 64 in 2 stages for D <= 64, 128 x 32 in one stage above
-    (64 rows above 128): with the bf16x6 Q @ K^T every faster tile of the H200 sweep spills
-    on sm_90 (4 warps: 120-1000 bytes); 16-bit 128 x 64 for D <= 64,
-    64 x 64 above (the Q and accumulator tiles grow with D), 8 warps for the widest; 3
-    stages, 2 for D > 128. hip: 64 x 64, one stage, 4 warps;
-    32 x 32 for fp32 with D > 64 and 64 x 32 with 8 warps for D > 128, 64 x 32 when causal
-    (64 keys spill SGPRs there), the largest tiles that did not spill on gfx942
-    (cross-compiled, specialised as launched). Stages, then BLOCK_N, are cut until the
-    K/V stages and Q fit ``smem`` bytes of shared memory / LDS (default 160 KiB on cuda,
-    64 KiB on hip). Short query or key lengths shrink their tile (decode: M = 1 takes 16
-    rows, not 128).
+    cuda, fp32 in bf16 pieces (``split``), 2 stages: 64 x 64 on 4 warps for D <= 64, the
+    fastest tile of the H200 sweep; 128 x 32 on 8 warps above, spill-free on sm_90 with
+    Triton 3.6 and 3.9 (64 x 64 ran 5-12% faster on the H200 with Triton 3.6 but spills
+    about 200 bytes when Triton 3.9 builds it).
+    cuda, fp32 through Triton's dots: 8 warps, 128 x 64 in 2 stages for D <= 64, 128 x 32
+    in one stage above (64 rows above 128): with the bf16x6 Q @ K^T every faster tile of the
+    H200 sweep spills on sm_90. 16-bit: 128 x 64 for D <= 64, 64 x 64 above (the Q and
+    accumulator tiles grow with D), 8 warps for the widest; 3 stages, 2 for D > 128.
+    hip: 64 x 64, one stage, 4 warps; 32 x 32 for fp32 with D > 64 and 64 x 32 with 8 warps
+    for D > 128, 64 x 32 when causal (64 keys spill SGPRs there), the largest tiles that did
+    not spill on gfx942 (cross-compiled, specialised as launched). Stages, then BLOCK_N,
+    are cut until the K/V stages and Q fit ``smem`` bytes of shared memory / LDS (default
+    160 KiB on cuda, 64 KiB on hip). Short query or key lengths shrink their tile (decode:
+    M = 1 takes 16 rows, not 128).
     """
 
     def fit(x: int, lo: int, hi: int) -> int:
@@ -342,6 +356,7 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
         return v
 
     bd = fit(D, 16, 1 << 30)
+    bdv = fit(D if DV is None else DV, 16, 1 << 30)
     if backend == "cpu":
         return fit(M, 16, 64), fit(N, 16, 64), 4, 1
     if backend == "hip":
@@ -353,6 +368,10 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
             bm, bn, warps = 64, 32 if causal else 64, 4
         stages, q_tiles = 1, 0  # Q stays in registers
         smem = smem or 64 * 1024
+    elif split:
+        bm, bn, warps = (64, 64, 4) if max(bd, bdv) <= 64 else (128, 32, 8)
+        stages, q_tiles = 2, 1
+        smem = smem or 227 * 1024
     else:
         if itemsize == 4:  # spill-free on sm_90 with the bf16x6 Q @ K^T (Triton 3.9)
             bm, bn, warps = 128 if bd <= 128 else 64, 64 if bd <= 64 else 32, 8
@@ -366,8 +385,11 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
         smem = smem or 160 * 1024
     bm, bn = fit(M, 16, bm), fit(N, 16, bn)
 
-    def used(stages: int, bn: int) -> int:  # K and V per stage, Q, and Triton's scratch
-        # (compiled for sm_90, the kernels held up to half a Q tile more than their tiles)
+    def used(stages: int, bn: int) -> int:
+        if split:  # bf16 pieces: 3 of K, 2 of V per stage, 3 of Q
+            return (stages * bn * (3 * bd + 2 * bdv) + q_tiles * 3 * bm * bd) * 2
+        # K and V per stage, Q, and Triton's scratch (compiled for sm_90, the kernels held
+        # up to half a Q tile more than their tiles)
         return (stages * 2 * bn + q_tiles * bm * 3 // 2) * bd * itemsize
 
     while stages > 1 and used(stages, bn) > smem:
@@ -465,10 +487,23 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     if scale is None:
         scale = 1.0 / math.sqrt(D)
     backend, smem = _kc_attention_device(q.device)
+    if q.dtype == torch.float32:
+        prec = ("ieee" if backend == "cpu"
+                else (precision_table or _KC_ATTN_DOT_PRECISION).get(backend, "ieee"))
+    else:
+        prec = "ieee"  # unused: 16-bit dots are native
+    split = _kc_attention_split_mode(q.element_size(), backend, prec, D, DV)
+    if config is not None and "SPLIT" in config:
+        split = config["SPLIT"]
+        if not isinstance(split, int) or not (split == 0 or (split & 1 and 0 < split < 16)):
+            raise ValueError(f"attention: config SPLIT={split!r} must be 0 (Triton's dot "
+                             "precision) or 1 (bf16 pieces) plus 2 (K), 4 (V), 8 (Q) split "
+                             "beforehand")
+    if q.dtype != torch.float32 or (prec not in _KC_ATTN_QK_PRECISION and backend != "cpu"):
+        split = 0  # pieces emulate bf16x3 / bf16x6 only (the interpreter checks their math)
     bm, bn, nw, ns = _kc_attention_config(M, N, D, q.element_size(), backend, smem,
-                                          bool(causal))
+                                          bool(causal), split, DV)
     extra: dict[str, int] = {}
-    split = 0
     if config is not None:
         unknown = set(config) - set(_KC_ATTN_KNOBS) - set(_KC_ATTN_AMD_KNOBS)
         if unknown:
@@ -476,11 +511,6 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
                              f"{list(_KC_ATTN_KNOBS + _KC_ATTN_AMD_KNOBS)}")
         bm, bn = config.get("BLOCK_M", bm), config.get("BLOCK_N", bn)
         nw, ns = config.get("num_warps", nw), config.get("num_stages", ns)
-        split = config.get("SPLIT", split)
-        if not isinstance(split, int) or not (split == 0 or (split & 1 and 0 < split < 16)):
-            raise ValueError(f"attention: config SPLIT={split!r} must be 0 (Triton's dot "
-                             "precision) or 1 (bf16 pieces) plus 2 (K), 4 (V), 8 (Q) split "
-                             "beforehand")
         for name, x in (("BLOCK_M", bm), ("BLOCK_N", bn)):
             if not _kc_pow2(x) or x < 16:
                 raise ValueError(f"attention: config {name}={x!r} must be a power of two "
@@ -497,13 +527,6 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
         return out
     if N == 0:
         return out.zero_()  # an empty softmax: torch returns zeros too
-    if q.dtype == torch.float32:
-        prec = ("ieee" if backend == "cpu"
-                else (precision_table or _KC_ATTN_DOT_PRECISION).get(backend, "ieee"))
-    else:
-        prec = "ieee"  # unused: 16-bit dots are native
-    if q.dtype != torch.float32 or (prec not in _KC_ATTN_QK_PRECISION and backend != "cpu"):
-        split = 0  # pieces emulate bf16x3 / bf16x6 only (the interpreter checks their math)
     qp, kp, vp = q, k, v
     if split & 8:
         qp = _kc_attention_split(q, 3)

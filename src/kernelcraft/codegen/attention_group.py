@@ -70,15 +70,19 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
     backend = getattr(target, "backend", "cuda")
     smem = getattr(target, "smem_per_block", None)
     item = torch.empty((), dtype=m.dtype).element_size()
+    prec = attention._KC_ATTN_DOT_PRECISION.get(backend, "ieee")
+    split = attention._kc_attention_split_mode(item, backend, prec, sizes["D"], sizes["Dv"])
     bm, bn, nw, ns = attention._kc_attention_config(sizes["M"], sizes["N"], sizes["D"], item,
-                                                    backend, smem, m.causal)
-    sig, consts, attrs = _build_spec(m, sizes, bm, bn)
+                                                    backend, smem, m.causal, split,
+                                                    sizes["Dv"])
+    sig, consts, attrs = _build_spec(m, sizes, bm, bn)  # unsplit: spaces.build_spec splits
     mask_kind = "none" if m.mask is None else "boolean tensor"
     cfg: dict[str, Any] = {
         "template": "attention", "causal": m.causal, "mask": mask_kind,
-        "BLOCK_M": bm, "BLOCK_N": bn, "num_warps": nw, "num_stages": ns,
+        "BLOCK_M": bm, "BLOCK_N": bn, "num_warps": nw, "num_stages": ns, "SPLIT": split,
         "dot": ("per backend (_KC_DOT_PRECISION)" if m.dtype == torch.float32
-                else "default (16-bit inputs)"),
+                else "default (16-bit inputs)") + (
+                    "; Q, K, V split into bf16 pieces beforehand" if split & 8 else ""),
         "chosen": "at run time from the sizes (heuristic)",
         "at": {**sizes, "itemsize": item, "target": getattr(target, "arch", backend),
                "key": [sizes[d] for d in ("B", "H", "M", "D", "N", "Dv")]},
@@ -123,7 +127,8 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
         return [0 if shape[i] == 1 and lead[i] != 1 else st[i] for i in range(2)] + st[2:]
 
     H, M, N, D, Dv = (sizes[x] for x in ("H", "M", "N", "D", "Dv"))
-    ints: dict[str, int] = {"H": H, "M": M, "N": N, "D": D, "DV": Dv}
+    ints: dict[str, int] = {"H": H, "M": M, "N": N, "D": D, "DV": Dv,
+                            "s_qp": 0, "s_kp": 0, "s_vp": 0}
     mask_st = strides(m.mask) if m.mask is not None else [0, 0, 0, 0]
     for names, st in (("s_qb s_qh s_qm s_qd", strides(m.q.base, m.q.swap)),
                       ("s_kb s_kh s_kn s_kd", strides(m.k.base, m.k.swap)),
@@ -136,17 +141,45 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
            "Out": ptr, "qk_scale": "fp32"}
     attrs: dict[str, Any] = {p: [["tt.divisibility", 16]] for p in ("Q", "K", "V", "Mask", "Out")}
     consts: dict[str, Any] = {}
+    _specialize(ints, sig, consts, attrs)
+    pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
+    prec = attention._KC_ATTN_DOT_PRECISION["cuda"] if m.dtype == torch.float32 else "ieee"
+    consts.update(BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(D), BLOCK_DV=pow2(Dv),
+                  CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 2, PREC=prec,
+                  PREC_QK=attention._KC_ATTN_QK_PRECISION.get(prec, prec), UPCAST=False,
+                  SAFE=m.safe, SPLIT=0)
+    return sig, consts, attrs
+
+
+def _specialize(ints: dict[str, int], sig: dict[str, str], consts: dict[str, Any],
+                attrs: dict[str, Any]) -> None:
+    """Integer arguments as Triton's launcher specialises them (1 a constexpr, multiples of
+    16 marked divisible), replacing what ``sig``, ``consts`` and ``attrs`` said of them."""
     for name, x in ints.items():
+        sig.pop(name, None)
+        consts.pop(name, None)
+        attrs.pop(name, None)
         if x == 1:
             consts[name] = 1
             continue
         sig[name] = "i32" if -(2 ** 31) <= x < 2 ** 31 else "i64"
         if x % 16 == 0:
             attrs[name] = [["tt.divisibility", 16]]
-    pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
-    prec = attention._KC_ATTN_DOT_PRECISION["cuda"] if m.dtype == torch.float32 else "ieee"
-    consts.update(BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(D), BLOCK_DV=pow2(Dv),
-                  CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 2, PREC=prec,
-                  PREC_QK=attention._KC_ATTN_QK_PRECISION.get(prec, prec), UPCAST=False,
-                  SAFE=m.safe)
-    return sig, consts, attrs
+
+
+def respec(sig: dict[str, str], consts: dict[str, Any], attrs: dict[str, Any],
+           sizes: dict[str, int], split: int) -> None:
+    """Rewrite a build spec for ``SPLIT=split``: the operands split beforehand arrive as
+    contiguous [pieces, B, H, S, D] bf16 tensors (their strides and the piece stride)."""
+    consts["SPLIT"] = split
+    B, H, M, N = (sizes[x] for x in ("B", "H", "M", "N"))
+    ints: dict[str, int] = {}
+    for ptr, x, rows, d, bit in (("Q", "q", M, sizes["D"], 8), ("K", "k", N, sizes["D"], 2),
+                                 ("V", "v", N, sizes["Dv"], 4)):
+        if not split & bit:
+            continue
+        sig[ptr] = "*bf16"
+        row = "m" if x == "q" else "n"
+        ints.update({f"s_{x}b": H * rows * d, f"s_{x}h": rows * d, f"s_{x}{row}": d,
+                     f"s_{x}d": 1, f"s_{x}p": B * H * rows * d})
+    _specialize(ints, sig, consts, attrs)
