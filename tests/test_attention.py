@@ -136,6 +136,48 @@ def test_fp32_within_torchs_own_error(case: str) -> None:
     assert err <= max(32 * err_torch, 2e-5), (err, err_torch)
 
 
+#: cases the bf16-pieces path (SPLIT) runs: ragged, causal, masked, strided, Dv != D
+SPLIT_CASES = ["causal_ragged_d80", "causal_m_lt_n", "mask_2d_and_causal", "bool_mask",
+               "value_dim_differs", "custom_scale_peaky"]
+
+
+@interpreted
+@pytest.mark.parametrize("split", [1, 7, 15])
+@pytest.mark.parametrize("case", SPLIT_CASES)
+def test_fp32_in_bf16_pieces_passes_the_strict_judge(case: str, split: int) -> None:
+    """Strict fp32 emulated by bf16 pieces (the GPU default) is within the judge's fp32
+    tolerance, also with outliers 30x the typical value in q and k, where bf16x3 scores
+    fail; the interpreter rounds the pieces as the GPU does."""
+    from kernelcraft.measure.compare import compare_one
+
+    B, H, M, N, D, Dv, causal, layout, scale, mkind, amp = FP32_CASES[case]
+    gen = torch.Generator().manual_seed(17 + split)
+    q, k, v = _qkv(B, H, M, N, D, Dv or D, layout, torch.float32, gen, amp)
+    q[..., 0, :3] *= 30.0
+    k[..., 1, :3] *= 30.0
+    mask = _mask(mkind, B, H, M, N, torch.float32, gen)
+    out = attn.attention(q, k, v, scale=scale, causal=causal, attn_mask=mask,
+                         config={"SPLIT": split})
+    ref64 = _reference(q, k, v, causal, mask, scale, torch.float64)
+    ref32 = _reference(q, k, v, causal, mask, scale, torch.float32)
+    chk = compare_one(0, out, ref32, ref64, "fp32")
+    assert chk.ok, chk.detail
+    assert _rel(out, ref64) < 2e-5  # bf16x3-class: far above fp32's 1e-7, far below tf32
+
+
+@interpreted
+def test_split_pass_rounds_to_nearest_like_torch() -> None:
+    """The pieces kernel reads any strides and writes hi, mid, lo rounded to nearest even."""
+    gen = torch.Generator().manual_seed(21)
+    x = torch.randn(2, 5, 3, 40, generator=gen).transpose(1, 2)  # [B, H, S, D], strided
+    for pieces in (2, 3):
+        got = attn._kc_attention_split(x, pieces)
+        assert got.shape == (pieces, 2, 3, 5, 40) and got.is_contiguous()
+        assert torch.equal(got.view(torch.int16), _torch_pieces(x, pieces).view(torch.int16))
+    total = sum(p.double() for p in attn._kc_attention_split(x, 3))
+    assert (total - x.double()).abs().max().item() <= 2.0 ** -24 * x.abs().max().item()
+
+
 @interpreted
 @pytest.mark.parametrize("kind", ["additive", "bool"])
 def test_fully_masked_rows_match_torch(kind: str) -> None:
@@ -187,6 +229,20 @@ def test_half_precision(case: str, dtype: torch.dtype, tol: float) -> None:
 # ---- configs and launches
 
 
+def _torch_pieces(x: torch.Tensor, pieces: int) -> torch.Tensor:
+    """``_kc_attention_split`` in torch (round to nearest), for tests that launch no kernel."""
+    out, r = [], x.float()
+    for _ in range(pieces):
+        out.append(r.to(torch.bfloat16))
+        r = r - out[-1].float()
+    return torch.stack(out)
+
+
+@pytest.fixture
+def torch_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(attn, "_kc_attention_split", _torch_pieces)
+
+
 class _Spy:
     """Stands in for the kernel: records each launch, then runs it unless ``dry``."""
 
@@ -234,7 +290,8 @@ def test_many_heads_launch_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _rel(out, _reference(q, k, v, False, mask, None, torch.float64)) < 2e-5
 
 
-def test_precision_table_and_knobs_reach_the_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_precision_table_and_knobs_reach_the_launch(monkeypatch: pytest.MonkeyPatch,
+                                                    torch_pieces: None) -> None:
     spy = _Spy(None, dry=True)
     monkeypatch.setattr(attn, "_kc_attention_fwd", spy)
     q = torch.randn(1, 2, 8, 16)
@@ -255,6 +312,20 @@ def test_precision_table_and_knobs_reach_the_launch(monkeypatch: pytest.MonkeyPa
     kw = launch("hip", config=amd)
     assert (kw["BLOCK_M"], kw["waves_per_eu"], kw["kpack"]) == (32, 2, 2)
     assert "waves_per_eu" not in launch("cuda", config=amd)
+    # fp32 on NVIDIA: Q, K, V split into bf16 pieces once, handed over as [3|2, B, H, S, D]
+    kw = launch("cuda")
+    assert kw["SPLIT"] == 15
+    (_, args, _) = spy.launches[-1]
+    assert [a.dtype for a in args[:3]] == [torch.bfloat16] * 3
+    assert args[:3][0].shape == (3, 1, 2, 8, 16) and args[:3][2].shape == (2, 1, 2, 8, 16)
+    assert launch("cuda", config={"SPLIT": 0})["SPLIT"] == 0
+    assert launch("cuda", config={"SPLIT": 7})["SPLIT"] == 7
+    for no_split in (launch("cuda", precision_table={"cuda": "tf32"}), launch("hip"),
+                     launch("cuda", q.half()), launch("cpu")):
+        assert no_split["SPLIT"] == 0
+    for bad in (2, 16, -1, "15"):
+        with pytest.raises(ValueError, match="SPLIT"):
+            launch("cuda", config={"SPLIT": bad})
 
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda", "hip"])
@@ -327,7 +398,8 @@ def test_bad_inputs_raise_clear_errors(case: str) -> None:
 @pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
 def test_cross_compiles(arch: str, dtype: torch.dtype, tmp_path: Path,
-                        monkeypatch: pytest.MonkeyPatch, launch_signature: Any) -> None:
+                        monkeypatch: pytest.MonkeyPatch, launch_signature: Any,
+                        torch_pieces: None) -> None:
     """The heuristic's config at a large size builds without spills, fp32 as bf16x3."""
     import triton
 
@@ -541,7 +613,7 @@ def test_size_only_masks_that_are_not_top_left_causal_become_mask_operands(write
 
 
 def test_out_of_resources_retries_smaller_unless_config_is_explicit(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, torch_pieces: None) -> None:
     """The heuristic's shared-memory model is an estimate: a launch that does not fit is
     retried with fewer stages, then narrower tiles; an explicit (tuner's) config fails."""
     tried: list[dict[str, Any]] = []
@@ -643,6 +715,17 @@ def test_attention_space_seeds_with_the_wrappers_config(arch: str, write: Any) -
     spec = build_spec(k, "attention", space.default)
     assert spec["constexprs"]["CAUSAL"] and spec["attrs"]["Q"] == [["tt.divisibility", 16]]
     assert len(list(space.enumerate(limit=50))) > 1
+    # fp32 on NVIDIA: the default reads bf16 pieces, as the wrapper launches it; the space
+    # can go back to Triton's dots, and the spec follows the config's SPLIT
+    assert space.default.get("SPLIT", 0) == (15 if t.backend == "cuda" else 0)
+    assert spec["constexprs"]["SPLIT"] == space.default.get("SPLIT", 0)
+    if t.backend == "cuda":
+        assert spec["signature"]["Q"] == spec["signature"]["V"] == "*bf16"
+        assert spec["signature"]["s_kp"] == "i32"  # B * H * N * D elements apart
+        plain = build_spec(k, "attention", type(space.default)({**space.default, "SPLIT": 0}))
+        assert plain["signature"]["Q"] == "*fp32" and plain["constexprs"]["SPLIT"] == 0
+        assert k.signature["Q"] == "*fp32"  # the emitted spec is not rewritten in place
+        assert build_spec(k, "attention", None)["constexprs"]["SPLIT"] == 15
 
 
 TWO_LAYERS = """

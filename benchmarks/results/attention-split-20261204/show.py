@@ -5,9 +5,12 @@ import sys
 for line in open(sys.argv[1]):
     r = json.loads(line)
     c = r.get("config")
-    c = "heur" if not isinstance(c, dict) else "%dx%dx%dx%d s%d" % (
-        c["BLOCK_M"], c["BLOCK_N"], c["num_warps"], c["num_stages"], c.get("SPLIT", 0))
-    ms = "%.3f" % r["ms"] if r.get("ms") else r.get("error", "")[:40]
-    err = r.get("max_abs") and "%.1e/%.1e" % (r["max_abs"], r["tol_abs"])
+    if isinstance(c, dict):
+        c = (f"{c['BLOCK_M']}x{c['BLOCK_N']}x{c['num_warps']}x{c['num_stages']} "
+             f"s{c.get('SPLIT', 0)}")
+    else:
+        c = "heur"
+    ms = f"{r['ms']:.3f}" if r.get("ms") else r.get("error", "")[:40]
+    err = r.get("max_abs") and f"{r['max_abs']:.1e}/{r['tol_abs']:.1e}"
     print(r["seq"], r["head_dim"], int(r["causal"]), r["impl"][:10], c, ms,
           "ok" if r.get("ok") else r.get("ok"), err, r.get("n_regs"), r.get("n_spills"))
