@@ -69,6 +69,14 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
 
     eager = timed(sdpa, (q, k, v))
+    if SPLITS != (0,):  # the split pass alone: one read of q, k, v, a write of 8 pieces
+        from kernelcraft.codegen.attention import _kc_attention_split
+
+        def pieces(q, k, v):
+            return [_kc_attention_split(t, n) for t, n in ((q, 3), (k, 3), (v, 2))]
+        ms = timed(pieces, (q, k, v))
+        emit(shape | dict(impl="split_pass", ms=ms, bytes=q.numel() * 4 * 3 + q.numel() * 16,
+                          tb_per_s=(q.numel() * 28) / ms / 1e9))
     compiled_fn = torch.compile(sdpa)
     compiled = timed(compiled_fn, (q, k, v))
     emit(shape | dict(impl="eager_sdpa_fp32", ms=eager, ref_rel_l2=ref_err.rel_l2))
@@ -87,7 +95,7 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
                               ok=chk.ok, rel_l2=chk.rel_l2, tol_rel=chk.tol_rel,
                               max_abs=chk.max_abs, tol_abs=chk.tol_abs,
                               detail=chk.detail, vs_eager=eager / ms,
-                              vs_compile=compiled / ms))
+                              vs_compile=compiled / ms, **compiled_resources()))
         except Exception as exc:  # recorded, the sweep goes on
             emit(shape | dict(impl="kc_fp32", precision=prec, config="heuristic",
                               error=f"{type(exc).__name__}: {exc}"[:400]))
@@ -117,7 +125,8 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
     ms = timed(lambda q, k, v: attention(q, k, v, scale=scale, causal=causal),
                (qb, kb, vb))
     emit(shape | dict(impl="kc_bf16", config="heuristic", ms=ms, sdpa_bf16_ms=flash,
-                      ok=chk.ok, rel_l2=chk.rel_l2, vs_sdpa=flash / ms))
+                      ok=chk.ok, rel_l2=chk.rel_l2, vs_sdpa=flash / ms,
+                      **compiled_resources()))
     for cfg in SWEEP if sweep and s != 2048 and not causal else []:
         try:
             got = attention(qb, kb, vb, scale=scale, causal=causal, config=cfg)

@@ -348,6 +348,21 @@ def test_heuristic_configs(backend: str, itemsize: int) -> None:
     assert attn._kc_attention_config(4096, 4096, 64, 2, "hip")[:2] == (64, 64)
 
 
+@pytest.mark.parametrize("version,wide", [("3.6.0", True), ("3.5.1", True), ("3.9.0", False),
+                                          ("4.0.0", False), ("nightly", False)])
+def test_widest_d128_tiles_only_where_triton_keeps_them_spill_free(
+        version: str, wide: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(attn.triton, "__version__", version)
+    assert attn._kc_triton_wide_tiles() is wide
+    fp32 = attn._kc_attention_config(4096, 4096, 128, 4, "cuda", 232448, False, 15, 128)
+    bf16 = attn._kc_attention_config(4096, 4096, 128, 2, "cuda", 232448)
+    assert fp32 == ((64, 64, 4, 2) if wide else (128, 32, 8, 2))
+    assert bf16 == ((128, 64, 4, 2) if wide else (64, 64, 4, 3))
+    # D <= 64 and the AMD tiles do not depend on it
+    assert attn._kc_attention_config(4096, 4096, 64, 4, "cuda", 232448, False, 15)[:2] == (64, 64)
+    assert attn._kc_attention_config(4096, 4096, 128, 2, "hip")[:2] == (64, 64)
+
+
 def test_empty_sizes_match_torch() -> None:
     q, k = torch.randn(2, 2, 0, 16), torch.randn(2, 2, 5, 16)
     assert attn.attention(q, k, k).shape == (2, 2, 0, 16)

@@ -315,6 +315,17 @@ def _kc_attention_split(x: torch.Tensor, pieces: int) -> torch.Tensor:
     return out
 
 
+def _kc_triton_wide_tiles() -> bool:
+    """Whether this Triton keeps the widest D = 128 tiles spill-free on sm_90: 3.6 did on the
+    H200 (64 x 64 fp32 pieces in 247 registers, none spilled); 3.9 spills 170-340 bytes
+    there when cross-compiled, so later releases take the narrower tiles."""
+    try:
+        major, minor = (int(x) for x in triton.__version__.split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) <= (3, 6)
+
+
 def _kc_attention_split_mode(itemsize: int, backend: str, prec: str, D: int, DV: int) -> int:
     """Default SPLIT: fp32 on NVIDIA with the bf16x3 table and head dims up to 128 takes
     bf16 pieces of Q, K and V split once beforehand (15). On the H200 (Triton 3.6) that ran
@@ -333,10 +344,11 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
 
     cpu (Triton's interpreter): its cost is per program and per KV step, not per element,
     so tiles grow with the sizes up to 64 (4x faster than 16 x 16 at 256 x 256).
-    cuda, fp32 in bf16 pieces (``split``), 2 stages: 64 x 64 on 4 warps for D <= 64, the
-    fastest tile of the H200 sweep; 128 x 32 on 8 warps above, spill-free on sm_90 with
-    Triton 3.6 and 3.9 (64 x 64 ran 5-12% faster on the H200 with Triton 3.6 but spills
-    about 200 bytes when Triton 3.9 builds it).
+    cuda, fp32 in bf16 pieces (``split``), 2 stages: 64 x 64 on 4 warps, the fastest tile
+    of the H200 sweep; above D = 64 only where Triton keeps it spill-free (3.6, see
+    ``_kc_triton_wide_tiles``), else 128 x 32 on 8 warps, spill-free with 3.6 and 3.9 and
+    5-12% slower on the H200. 16-bit above D = 64 likewise takes 128 x 64 on 4 warps in 2
+    stages where it is spill-free, else 64 x 64.
     cuda, fp32 through Triton's dots: 8 warps, 128 x 64 in 2 stages for D <= 64, 128 x 32
     in one stage above (64 rows above 128): with the bf16x6 Q @ K^T every faster tile of the
     H200 sweep spills on sm_90. 16-bit: 128 x 64 for D <= 64, 64 x 64 above (the Q and
@@ -369,7 +381,8 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
         stages, q_tiles = 1, 0  # Q stays in registers
         smem = smem or 64 * 1024
     elif split:
-        bm, bn, warps = (64, 64, 4) if max(bd, bdv) <= 64 else (128, 32, 8)
+        wide = max(bd, bdv) <= 64 or _kc_triton_wide_tiles()
+        bm, bn, warps = (64, 64, 4) if wide else (128, 32, 8)
         stages, q_tiles = 2, 1
         smem = smem or 227 * 1024
     else:
@@ -381,6 +394,8 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
         # fp32: 2 stages (3 ran 1.46x slower with the bf16x6 Q @ K^T on the H200), one
         # above D = 64 (two spill there)
         stages = (3 if bd <= 128 else 2) if itemsize < 4 else (2 if bd <= 64 else 1)
+        if itemsize < 4 and 64 < bd <= 128 and _kc_triton_wide_tiles():
+            bm, bn, warps, stages = 128, 64, 4, 2  # 13% faster than 64 x 64 on the H200
         q_tiles = 1
         smem = smem or 160 * 1024
     bm, bn = fit(M, 16, bm), fit(N, 16, bn)
