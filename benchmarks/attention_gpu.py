@@ -36,15 +36,21 @@ SWEEP_SHAPES: list[tuple[int, ...]] | None = None
 BF16 = True
 
 
+_SEEN: set[int] = set()
+
+
 def compiled_resources() -> dict[str, int]:
-    """Registers and spilled bytes of the most recently compiled attention kernel."""
+    """Registers and spilled bytes of the attention kernel compiled by the last call, if
+    it compiled one (a cached kernel: nothing, rather than another config's numbers)."""
     from kernelcraft.codegen.attention import _kc_attention_fwd
 
+    out: dict[str, int] = {}
     for cache in getattr(_kc_attention_fwd, "device_caches", {}).values():
-        kernels = list(cache[0].values())
-        if kernels:
-            return {"n_regs": int(kernels[-1].n_regs), "n_spills": int(kernels[-1].n_spills)}
-    return {}
+        for kernel in cache[0].values():
+            if id(kernel) not in _SEEN:
+                _SEEN.add(id(kernel))
+                out = {"n_regs": int(kernel.n_regs), "n_spills": int(kernel.n_spills)}
+    return out
 
 
 def flops(b: int, h: int, s: int, d: int, causal: bool) -> float:
