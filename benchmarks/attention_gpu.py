@@ -79,7 +79,7 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
         from kernelcraft.codegen.attention import _kc_attention_split
 
         def pieces(q, k, v):
-            return [_kc_attention_split(t, n) for t, n in ((q, 3), (k, 3), (v, 2))]
+            return _kc_attention_split([(q, 3), (k, 3), (v, 2)])
         ms = timed(pieces, (q, k, v))
         emit(shape | dict(impl="split_pass", ms=ms, bytes=q.numel() * 4 * 3 + q.numel() * 16,
                           tb_per_s=(q.numel() * 28) / ms / 1e9))

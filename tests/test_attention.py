@@ -170,12 +170,18 @@ def test_split_pass_rounds_to_nearest_like_torch() -> None:
     """The pieces kernel reads any strides and writes hi, mid, lo rounded to nearest even."""
     gen = torch.Generator().manual_seed(21)
     x = torch.randn(2, 5, 3, 40, generator=gen).transpose(1, 2)  # [B, H, S, D], strided
-    for pieces in (2, 3):
-        got = attn._kc_attention_split(x, pieces)
-        assert got.shape == (pieces, 2, 3, 5, 40) and got.is_contiguous()
-        assert torch.equal(got.view(torch.int16), _torch_pieces(x, pieces).view(torch.int16))
-    total = sum(p.double() for p in attn._kc_attention_split(x, 3))
+    y = torch.randn(2, 3, 70, 40, generator=gen)  # another length
+    z = torch.randn(2, 3, 70, 24, generator=gen)[..., ::2, :]  # another head dim, strided
+    for parts in ([(x, 3), (y, 3), (z, 2)], [(y, 2)], [(x, 2), (z, 3)]):
+        got = attn._kc_attention_split(parts)
+        for (t, n), p in zip(parts, got, strict=True):
+            assert p.shape == (n, *t.shape) and p.is_contiguous()
+            assert torch.equal(p.view(torch.int16), _torch_pieces(t, n).view(torch.int16))
+    total = sum(p.double() for p in attn._kc_attention_split([(x, 3)])[0])
     assert (total - x.double()).abs().max().item() <= 2.0 ** -24 * x.abs().max().item()
+    empty = attn._kc_attention_split([(x[:, :, :0], 3), (y, 2)])
+    assert empty[0].numel() == 0 and torch.equal(empty[1].view(torch.int16),
+                                                 _torch_pieces(y, 2).view(torch.int16))
 
 
 @interpreted
@@ -230,7 +236,7 @@ def test_half_precision(case: str, dtype: torch.dtype, tol: float) -> None:
 
 
 def _torch_pieces(x: torch.Tensor, pieces: int) -> torch.Tensor:
-    """``_kc_attention_split`` in torch (round to nearest), for tests that launch no kernel."""
+    """One operand's pieces in torch (round to nearest), for tests that launch no kernel."""
     out, r = [], x.float()
     for _ in range(pieces):
         out.append(r.to(torch.bfloat16))
@@ -240,7 +246,8 @@ def _torch_pieces(x: torch.Tensor, pieces: int) -> torch.Tensor:
 
 @pytest.fixture
 def torch_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(attn, "_kc_attention_split", _torch_pieces)
+    monkeypatch.setattr(attn, "_kc_attention_split",
+                        lambda parts: [_torch_pieces(x, n) for x, n in parts])
 
 
 class _Spy:
@@ -406,6 +413,37 @@ def test_bad_inputs_raise_clear_errors(case: str) -> None:
 
 
 # ---- cross-compiles (no GPU needed)
+
+
+@pytest.mark.skipif(INTERPRET, reason="@triton.jit functions are not compilable under "
+                    "TRITON_INTERPRET=1")
+@pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
+def test_split_pass_cross_compiles(arch: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   launch_signature: Any) -> None:
+    """The one-launch split pass, as ``attention`` launches it for fp32 Q, K, V, builds
+    for NVIDIA and AMD without spills, its loads and stores vectorised on sm_90."""
+    import triton
+
+    from kernelcraft.target import resolve
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
+    target = resolve(arch)
+    kernel, spy = attn._kc_attention_pieces, _Spy(None, dry=True)
+    monkeypatch.setattr(attn, "_kc_attention_pieces", spy)
+    q, k, v = (torch.randn(2, 4, 256, 64) for _ in range(3))
+    attn._kc_attention_split([(q, 3), (k, 3), (v, 2)])
+    (grid, args, kw), = spy.launches
+    assert grid == (3 * 2 * 4 * 256 // kw["BLOCK_R"],)
+    sig, consts, attrs = launch_signature(kernel, args)
+    for name in kernel.arg_names[len(args):]:
+        sig[name], consts[name] = "constexpr", kw[name]
+    src = triton.compiler.ASTSource(fn=kernel, signature=sig, constexprs=consts, attrs=attrs)
+    compiled = triton.compile(src, target=target.gpu_target(), options={"num_warps": 4})
+    if target.backend == "cuda":
+        ptx = compiled.asm["ptx"]
+        assert "ld.local" not in ptx and "st.local" not in ptx
+        assert re.search(r"st\.global\S*\.v[248]", ptx)  # vector stores of the pieces
 
 
 @pytest.mark.skipif(INTERPRET, reason="@triton.jit functions are not compilable under "

@@ -28,6 +28,15 @@ scores put the output twice past the strict tolerance on the H200 while P @ V, w
 [0, 1], keeps bf16x3's matmul-class error; fp16/bf16 inputs use native dots with fp32
 accumulation, P rounded to the input dtype before P @ V as on the GPU, and the output in the
 input dtype.
+
+The same emulation can be written out (``SPLIT``, the default for fp32 on NVIDIA): a split
+pass (``_kc_attention_pieces``, one launch) writes Q, K and V once as bf16 pieces (hi, mid,
+lo; V hi and mid), and the kernel takes the six and three bf16 products itself. Triton's own
+``input_precision`` splits K and V again for every query tile and keeps fp32 Q in registers;
+reading the pieces ran the strict-fp32 kernel 1.3-1.6x faster on the H200, split pass
+included. As in Triton's decomposition the products of a step sum from zero and join the
+running output in an fp32 add: fed through the tensor-core accumulator, the output lost
+bits at every KV step (4x the error at 4096 keys).
 Under the interpreter 16-bit dots are widened to fp32 (Triton 3.9's interpreted bf16 dot
 is wrong), after the same rounding, so the CPU tests see the GPU's numerics.
 
@@ -285,12 +294,12 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
 
 
 @triton.jit
-def _kc_attention_pieces(X, Out, R, H, S, D, s_b, s_h, s_s, s_d, s_p,
-                         PIECES: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr,
-                         UPCAST: tl.constexpr):
-    """X [B, H, S, D] fp32 (any strides) -> Out [PIECES, B, H, S, D] bf16, contiguous: the
-    hi, mid (and lo) pieces of each value, read once for all the query tiles that use them."""
-    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+def _kc_attention_piece_rows(X, Out, blk, R, H, S, D, s_b, s_h, s_s, s_d,
+                             PIECES: tl.constexpr, BLOCK_R: tl.constexpr,
+                             BLOCK_D: tl.constexpr, UPCAST: tl.constexpr):
+    """Rows [blk * BLOCK_R, ...) of X [B, H, S, D] (any strides) into Out [PIECES, B, H, S, D],
+    contiguous bf16: hi, mid (and lo) of each value."""
+    rows = blk * BLOCK_R + tl.arange(0, BLOCK_R)
     cols = tl.arange(0, BLOCK_D)
     r = rows.to(tl.int64)
     src = (r // (H * S)) * s_b + (r // S % H) * s_h + (r % S) * s_s
@@ -298,31 +307,69 @@ def _kc_attention_pieces(X, Out, R, H, S, D, s_b, s_h, s_s, s_d, s_p,
     x = tl.load(X + src[:, None] + cols[None, :] * s_d, mask=ok, other=0.0)
     hi, mid, lo = _kc_split3(x, UPCAST)
     dst = Out + r[:, None] * D + cols[None, :]
+    s_p = R.to(tl.int64) * D
     tl.store(dst, hi, mask=ok)
     tl.store(dst + s_p, mid, mask=ok)
     if PIECES == 3:
         tl.store(dst + 2 * s_p, lo, mask=ok)
 
 
-def _kc_attention_split(x: torch.Tensor, pieces: int) -> torch.Tensor:
-    """[pieces, *x.shape] bf16 pieces of fp32 ``x`` [B, H, S, D] (see _kc_attention_pieces)."""
-    B, H, S, D = x.shape
-    out = torch.empty((pieces, B, H, S, D), device=x.device, dtype=torch.bfloat16)
-    R = B * H * S
-    if R == 0:
-        return out
-    bd = max(16, triton.next_power_of_2(D))
+@triton.jit
+def _kc_attention_pieces(X0, X1, X2, Out, off1, off2, R0, R1, R2, H, S0, S1, S2, D0, D1, D2,
+                         s0b, s0h, s0s, s0d, s1b, s1h, s1s, s1d, s2b, s2h, s2s, s2d,
+                         P0: tl.constexpr, P1: tl.constexpr, P2: tl.constexpr,
+                         BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr, UPCAST: tl.constexpr):
+    """The split pass of up to three operands in one launch (a launch costs the host more
+    than the pass costs the GPU at small sizes): programs take row blocks of X0, then X1,
+    then X2; Out holds their pieces one after another (X1's from off1, X2's from off2), read
+    once for all the query tiles that use them."""
+    pid = tl.program_id(0)
+    n0 = tl.cdiv(R0, BLOCK_R)
+    n1 = tl.cdiv(R1, BLOCK_R)
+    if pid < n0:
+        _kc_attention_piece_rows(X0, Out, pid, R0, H, S0, D0, s0b, s0h, s0s, s0d, P0,
+                                 BLOCK_R, BLOCK_D, UPCAST)
+    elif pid < n0 + n1:
+        _kc_attention_piece_rows(X1, Out + off1, pid - n0, R1, H, S1, D1, s1b, s1h, s1s, s1d,
+                                 P1, BLOCK_R, BLOCK_D, UPCAST)
+    else:
+        _kc_attention_piece_rows(X2, Out + off2, pid - n0 - n1, R2, H, S2, D2, s2b, s2h, s2s,
+                                 s2d, P2, BLOCK_R, BLOCK_D, UPCAST)
+
+
+def _kc_attention_split(parts: list[tuple[torch.Tensor, int]]) -> list[torch.Tensor]:
+    """[pieces, *x.shape] bf16 pieces (2 or 3) of each fp32 ``x`` [B, H, S, D] of ``parts``
+    (up to three), in one buffer and one launch (see _kc_attention_pieces)."""
+    sizes = [p * x.numel() for x, p in parts]
+    buf = torch.empty(sum(sizes), device=parts[0][0].device, dtype=torch.bfloat16)
+    outs, at = [], 0
+    for (x, p), n in zip(parts, sizes, strict=True):
+        outs.append(buf[at:at + n].view(p, *x.shape))
+        at += n
+    pad = [(parts[0][0], 2)] * (3 - len(parts))  # absent parts: no rows
+    rows = [x.numel() // max(1, x.shape[3]) if i < len(parts) else 0
+            for i, (x, _) in enumerate(parts + pad)]
+    bd = max(16, triton.next_power_of_2(max(x.shape[3] for x, _ in parts)))
     br = max(1, 4096 // bd)
-    _kc_attention_pieces[(triton.cdiv(R, br),)](x, out, R, H, S, D, *x.stride(), out[0].numel(),
-                                                PIECES=pieces, BLOCK_R=br, BLOCK_D=bd,
-                                                UPCAST=x.device.type == "cpu")
-    return out
+    blocks = sum(triton.cdiv(r, br) for r in rows)
+    if blocks == 0:
+        return outs
+    xs = parts + pad
+    offs = [sizes[0] if len(sizes) > 1 else 0, sizes[0] + sizes[1] if len(sizes) > 2 else 0]
+    _kc_attention_pieces[(blocks,)](
+        *(x for x, _ in xs), buf, *offs, *rows, xs[0][0].shape[1],
+        *(x.shape[2] for x, _ in xs), *(x.shape[3] for x, _ in xs),
+        *(st for x, _ in xs for st in x.stride()),
+        P0=xs[0][1], P1=xs[1][1], P2=xs[2][1], BLOCK_R=br, BLOCK_D=bd,
+        UPCAST=buf.device.type == "cpu")
+    return outs
 
 
 def _kc_triton_wide_tiles() -> bool:
-    """Whether this Triton keeps the widest D = 128 tiles spill-free on sm_90: 3.6 did on the
-    H200 (64 x 64 fp32 pieces in 247 registers, none spilled); 3.9 spills 170-340 bytes
-    there when cross-compiled, so later releases take the narrower tiles."""
+    """Whether this Triton fits the widest D = 128 tiles in sm_90's registers: 3.6 did on
+    the H200 (fp32 pieces 64 x 64 and bf16 128 x 64 on 4 warps spilled 12-34 bytes and ran
+    5-16% faster than the narrower tiles); 3.9 spills 300-1700 bytes there when
+    cross-compiled, so later releases take the narrower, spill-free tiles."""
     try:
         major, minor = (int(x) for x in triton.__version__.split(".")[:2])
     except ValueError:
@@ -349,10 +396,10 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
     cpu (Triton's interpreter): its cost is per program and per KV step, not per element,
     so tiles grow with the sizes up to 64 (4x faster than 16 x 16 at 256 x 256).
     cuda, fp32 in bf16 pieces (``split``), 2 stages: 64 x 64 on 4 warps, the fastest tile
-    of the H200 sweep; above D = 64 only where Triton keeps it spill-free (3.6, see
+    of the H200 sweep; above D = 64 only where Triton fits it in registers (3.6, see
     ``_kc_triton_wide_tiles``), else 128 x 32 on 8 warps, spill-free with 3.6 and 3.9 and
-    5-12% slower on the H200. 16-bit above D = 64 likewise takes 128 x 64 on 4 warps in 2
-    stages where it is spill-free, else 64 x 64.
+    4-6% slower on the H200. 16-bit above D = 64 likewise takes 128 x 64 on 4 warps in 2
+    stages where it fits, else 64 x 64.
     cuda, fp32 through Triton's dots: 8 warps, 128 x 64 in 2 stages for D <= 64, 128 x 32
     in one stage above (64 rows above 128): with the bf16x6 Q @ K^T every faster tile of the
     H200 sweep spills on sm_90. 16-bit: 128 x 64 for D <= 64, 64 x 64 above (the Q and
@@ -547,12 +594,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     if N == 0:
         return out.zero_()  # an empty softmax: torch returns zeros too
     qp, kp, vp = q, k, v
-    if split & 8:
-        qp = _kc_attention_split(q, 3)
-    if split & 2:
-        kp = _kc_attention_split(k, 3)
-    if split & 4:
-        vp = _kc_attention_split(v, 2)
+    bits = [(b, t, n) for b, t, n in ((8, q, 3), (2, k, 3), (4, v, 2)) if split & b]
+    if bits:
+        pieces = dict(zip((b for b, _, _ in bits),
+                          _kc_attention_split([(t, n) for _, t, n in bits]), strict=True))
+        qp, kp, vp = pieces.get(8, q), pieces.get(2, k), pieces.get(4, v)
     bd = max(16, triton.next_power_of_2(D))
     bdv = max(16, triton.next_power_of_2(DV))
     qk_scale = float(scale) * 1.4426950408889634
