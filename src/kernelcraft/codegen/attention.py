@@ -294,7 +294,7 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
 
 
 @triton.jit
-def _kc_attention_piece_rows(X, Out, blk, R, H, S, D, s_b, s_h, s_s, s_d,
+def _kc_attention_piece_rows(X, Out, blk, R, H, S, D, s_b, s_h, s_s, s_d, s_p,
                              PIECES: tl.constexpr, BLOCK_R: tl.constexpr,
                              BLOCK_D: tl.constexpr, UPCAST: tl.constexpr):
     """Rows [blk * BLOCK_R, ...) of X [B, H, S, D] (any strides) into Out [PIECES, B, H, S, D],
@@ -307,7 +307,6 @@ def _kc_attention_piece_rows(X, Out, blk, R, H, S, D, s_b, s_h, s_s, s_d,
     x = tl.load(X + src[:, None] + cols[None, :] * s_d, mask=ok, other=0.0)
     hi, mid, lo = _kc_split3(x, UPCAST)
     dst = Out + r[:, None] * D + cols[None, :]
-    s_p = R.to(tl.int64) * D
     tl.store(dst, hi, mask=ok)
     tl.store(dst + s_p, mid, mask=ok)
     if PIECES == 3:
@@ -317,24 +316,26 @@ def _kc_attention_piece_rows(X, Out, blk, R, H, S, D, s_b, s_h, s_s, s_d,
 @triton.jit
 def _kc_attention_pieces(X0, X1, X2, Out, off1, off2, R0, R1, R2, H, S0, S1, S2, D0, D1, D2,
                          s0b, s0h, s0s, s0d, s1b, s1h, s1s, s1d, s2b, s2h, s2s, s2d,
+                         p0, p1, p2,
                          P0: tl.constexpr, P1: tl.constexpr, P2: tl.constexpr,
                          BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr, UPCAST: tl.constexpr):
     """The split pass of up to three operands in one launch (a launch costs the host more
     than the pass costs the GPU at small sizes): programs take row blocks of X0, then X1,
-    then X2; Out holds their pieces one after another (X1's from off1, X2's from off2), read
-    once for all the query tiles that use them."""
+    then X2; Out holds their pieces one after another (X1's from off1, X2's from off2; a
+    part's pieces p0 / p1 / p2 elements apart), read once for all the query tiles that use
+    them."""
     pid = tl.program_id(0)
     n0 = tl.cdiv(R0, BLOCK_R)
     n1 = tl.cdiv(R1, BLOCK_R)
     if pid < n0:
-        _kc_attention_piece_rows(X0, Out, pid, R0, H, S0, D0, s0b, s0h, s0s, s0d, P0,
+        _kc_attention_piece_rows(X0, Out, pid, R0, H, S0, D0, s0b, s0h, s0s, s0d, p0, P0,
                                  BLOCK_R, BLOCK_D, UPCAST)
     elif pid < n0 + n1:
         _kc_attention_piece_rows(X1, Out + off1, pid - n0, R1, H, S1, D1, s1b, s1h, s1s, s1d,
-                                 P1, BLOCK_R, BLOCK_D, UPCAST)
+                                 p1, P1, BLOCK_R, BLOCK_D, UPCAST)
     else:
         _kc_attention_piece_rows(X2, Out + off2, pid - n0 - n1, R2, H, S2, D2, s2b, s2h, s2s,
-                                 s2d, P2, BLOCK_R, BLOCK_D, UPCAST)
+                                 s2d, p2, P2, BLOCK_R, BLOCK_D, UPCAST)
 
 
 def _kc_attention_split(parts: list[tuple[torch.Tensor, int]]) -> list[torch.Tensor]:
@@ -359,7 +360,7 @@ def _kc_attention_split(parts: list[tuple[torch.Tensor, int]]) -> list[torch.Ten
     _kc_attention_pieces[(blocks,)](
         *(x for x, _ in xs), buf, *offs, *rows, xs[0][0].shape[1],
         *(x.shape[2] for x, _ in xs), *(x.shape[3] for x, _ in xs),
-        *(st for x, _ in xs for st in x.stride()),
+        *(st for x, _ in xs for st in x.stride()), *(x.numel() for x, _ in xs),
         P0=xs[0][1], P1=xs[1][1], P2=xs[2][1], BLOCK_R=br, BLOCK_D=bd,
         UPCAST=buf.device.type == "cpu")
     return outs
