@@ -33,10 +33,10 @@ The same emulation can be written out (``SPLIT``, the default for fp32 on NVIDIA
 pass (``_kc_attention_pieces``, one launch) writes Q, K and V once as bf16 pieces (hi, mid,
 lo; V hi and mid), and the kernel takes the six and three bf16 products itself. Triton's own
 ``input_precision`` splits K and V again for every query tile and keeps fp32 Q in registers;
-reading the pieces ran the strict-fp32 kernel 1.3-1.6x faster on the H200, split pass
-included. As in Triton's decomposition the products of a step sum from zero and join the
-running output in an fp32 add: fed through the tensor-core accumulator, the output lost
-bits at every KV step (4x the error at 4096 keys).
+reading the pieces ran the strict-fp32 kernel 1.1-1.5x faster on the H200 (best spill-free
+tile of each, split pass included). As in Triton's decomposition the products of a step sum
+from zero and join the running output in an fp32 add: fed through the tensor-core
+accumulator, the output lost bits at every KV step (4x the error at 4096 keys).
 Under the interpreter 16-bit dots are widened to fp32 (Triton 3.9's interpreted bf16 dot
 is wrong), after the same rounding, so the CPU tests see the GPU's numerics.
 
@@ -381,9 +381,10 @@ def _kc_triton_wide_tiles() -> bool:
 def _kc_attention_split_mode(itemsize: int, backend: str, prec: str, D: int, DV: int) -> int:
     """Default SPLIT: fp32 on NVIDIA with the bf16x3 table and head dims up to 128 takes
     bf16 pieces of Q, K and V split once beforehand (15). On the H200 (Triton 3.6) that ran
-    1.4-1.6x faster than Triton's bf16x6 / bf16x3 dots, which split K and V again for every
-    query tile and keep fp32 Q in registers; the split pass costs one read of Q, K, V and a
-    write of their pieces. Else 0 (Triton's dots; CDNA unmeasured)."""
+    1.1-1.5x faster than Triton's bf16x6 / bf16x3 dots at the best spill-free tile of each
+    (they split K and V again for every query tile and keep fp32 Q in registers); the split
+    pass costs one read of Q, K, V and a write of their pieces. Else 0 (Triton's dots; CDNA
+    unmeasured)."""
     if itemsize != 4 or backend != "cuda" or prec not in _KC_ATTN_QK_PRECISION:
         return 0
     return 15 if max(D, DV) <= 128 else 0
