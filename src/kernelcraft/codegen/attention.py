@@ -350,9 +350,9 @@ def _kc_attention_split(parts: list[tuple[torch.Tensor, int]]) -> list[torch.Ten
     pad = [(parts[0][0], 2)] * (3 - len(parts))  # absent parts: no rows
     rows = [x.numel() // max(1, x.shape[3]) if i < len(parts) else 0
             for i, (x, _) in enumerate(parts + pad)]
-    bd = max(16, triton.next_power_of_2(max(x.shape[3] for x, _ in parts)))
+    bd = max(16, _kc_next_p2(max(x.shape[3] for x, _ in parts)))
     br = max(1, 4096 // bd)
-    blocks = sum(triton.cdiv(r, br) for r in rows)
+    blocks = sum(-(-r // br) for r in rows)
     if blocks == 0:
         return outs
     xs = parts + pad
@@ -474,6 +474,12 @@ def _kc_attention_device(dev: torch.device) -> tuple[str, int | None]:
     props = torch.cuda.get_device_properties(dev)
     smem = getattr(props, "shared_memory_per_block_optin", 0) or None
     return ("hip" if getattr(torch.version, "hip", None) else "cuda"), smem
+
+
+def _kc_next_p2(x: int) -> int:
+    """Smallest power of two >= x, in plain Python: ``triton.next_power_of_2`` and
+    ``triton.cdiv`` are jit-wrapped and cost microseconds of host time per call."""
+    return 1 << max(0, x - 1).bit_length()
 
 
 def _kc_pow2(x: object) -> bool:
@@ -601,8 +607,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
         pieces = dict(zip((b for b, _, _ in bits),
                           _kc_attention_split([(t, n) for _, t, n in bits]), strict=True))
         qp, kp, vp = pieces.get(8, q), pieces.get(2, k), pieces.get(4, v)
-    bd = max(16, triton.next_power_of_2(D))
-    bdv = max(16, triton.next_power_of_2(DV))
+    bd = max(16, _kc_next_p2(D))
+    bdv = max(16, _kc_next_p2(DV))
     qk_scale = float(scale) * 1.4426950408889634
     step = max(1, _KC_ATTN_MAX_GRID_Y // H)
     b0 = 0
@@ -613,7 +619,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
         # a pieces tensor [P, B, H, S, D]: its [B, H, S, D] strides and the piece stride
         st = [t.stride()[-4:] for t in qkv]
         sp = [t.stride(0) if t.dim() == 5 else 0 for t in qkv]
-        grid = (triton.cdiv(M, bm), (b1 - b0) * H)
+        grid = (-(-M // bm), (b1 - b0) * H)
         try:
             _kc_attention_fwd[grid](
                 *views, qk_scale, H, M, N, D, DV,
