@@ -166,13 +166,59 @@ def test_fp32_in_bf16_pieces_passes_the_strict_judge(case: str, split: int) -> N
 
 
 @interpreted
+def test_broadcast_heads_are_split_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Multi-query K and V (one head, stride 0 over the query heads) are split once, read
+    with stride 0, and the result still passes the strict judge."""
+    from kernelcraft.measure.compare import compare_one
+
+    seen: list[list[tuple[int, ...]]] = []
+    real = attn._kc_attention_split
+
+    def spy(parts: Any) -> Any:
+        seen.append([tuple(t.shape) for t, _ in parts])
+        return real(parts)
+
+    monkeypatch.setattr(attn, "_kc_attention_split", spy)
+    gen = torch.Generator().manual_seed(23)
+    q = torch.randn(2, 4, 40, 32, generator=gen)
+    k, v = (torch.randn(2, 1, 56, 32, generator=gen).expand(2, 4, 56, 32) for _ in range(2))
+    out = attn.attention(q, k, v, causal=True, config={"SPLIT": 15})
+    assert seen == [[(2, 4, 40, 32), (2, 1, 56, 32), (2, 1, 56, 32)]]
+    ref64 = _reference(q, k, v, True, None, None, torch.float64)
+    ref32 = _reference(q, k, v, True, None, None, torch.float32)
+    assert compare_one(0, out, ref32, ref64, "fp32").ok
+
+
+def test_split_spec_keeps_broadcast_strides() -> None:
+    """The cross-compiled spec of a split launch has the strides the wrapper launches:
+    contiguous pieces, stride 0 on a broadcast head dim."""
+    from kernelcraft.codegen.attention_group import respec
+
+    sig: dict[str, str] = {"Q": "*fp32", "K": "*fp32", "V": "*fp32"}
+    consts: dict[str, Any] = {}
+    attrs: dict[str, Any] = {}
+    sizes = {"B": 2, "H": 4, "M": 40, "N": 56, "D": 32, "Dv": 32,
+             "bcast": {"q": [False, False], "k": [False, True], "v": [True, True]}}
+    respec(sig, consts, attrs, sizes, 15)
+    assert consts["SPLIT"] == 15 and sig["Q"] == sig["K"] == sig["V"] == "*bf16"
+    assert consts["s_qd"] == consts["s_kd"] == 1
+    assert sig["s_qb"] == "i32" and "s_qb" in attrs  # 4 * 40 * 32, divisible by 16
+    assert sig["s_kh"] == "i32" and sig["s_kb"] == "i32"  # 0, and 1 * 56 * 32
+    assert sig["s_kp"] == "i32" and sig["s_vp"] == "i32"
+    ints = {"s_qp": 2 * 4 * 40 * 32, "s_kp": 2 * 56 * 32, "s_vp": 56 * 32}
+    for name, value in ints.items():
+        assert ("tt.divisibility" in str(attrs.get(name))) == (value % 16 == 0)
+
+
+@interpreted
 def test_split_pass_rounds_to_nearest_like_torch() -> None:
     """The pieces kernel reads any strides and writes hi, mid, lo rounded to nearest even."""
     gen = torch.Generator().manual_seed(21)
     x = torch.randn(2, 5, 3, 40, generator=gen).transpose(1, 2)  # [B, H, S, D], strided
     y = torch.randn(2, 3, 70, 40, generator=gen)  # another length
     z = torch.randn(2, 3, 70, 24, generator=gen)[..., ::2, :]  # another head dim, strided
-    for parts in ([(x, 3), (y, 3), (z, 2)], [(y, 2)], [(x, 2), (z, 3)]):
+    w = torch.randn(1, 1, 70, 40, generator=gen)  # other batch and head counts
+    for parts in ([(x, 3), (y, 3), (z, 2)], [(y, 2)], [(x, 2), (z, 3)], [(x, 3), (w, 3), (z, 2)]):
         got = attn._kc_attention_split(parts)
         for (t, n), p in zip(parts, got, strict=True):
             assert p.shape == (n, *t.shape) and p.is_contiguous()

@@ -314,7 +314,8 @@ def _kc_attention_piece_rows(X, Out, blk, R, H, S, D, s_b, s_h, s_s, s_d, s_p,
 
 
 @triton.jit
-def _kc_attention_pieces(X0, X1, X2, Out, off1, off2, R0, R1, R2, H, S0, S1, S2, D0, D1, D2,
+def _kc_attention_pieces(X0, X1, X2, Out, off1, off2, R0, R1, R2, H0, H1, H2, S0, S1, S2,
+                         D0, D1, D2,
                          s0b, s0h, s0s, s0d, s1b, s1h, s1s, s1d, s2b, s2h, s2s, s2d,
                          p0, p1, p2,
                          P0: tl.constexpr, P1: tl.constexpr, P2: tl.constexpr,
@@ -328,13 +329,13 @@ def _kc_attention_pieces(X0, X1, X2, Out, off1, off2, R0, R1, R2, H, S0, S1, S2,
     n0 = tl.cdiv(R0, BLOCK_R)
     n1 = tl.cdiv(R1, BLOCK_R)
     if pid < n0:
-        _kc_attention_piece_rows(X0, Out, pid, R0, H, S0, D0, s0b, s0h, s0s, s0d, p0, P0,
+        _kc_attention_piece_rows(X0, Out, pid, R0, H0, S0, D0, s0b, s0h, s0s, s0d, p0, P0,
                                  BLOCK_R, BLOCK_D, UPCAST)
     elif pid < n0 + n1:
-        _kc_attention_piece_rows(X1, Out + off1, pid - n0, R1, H, S1, D1, s1b, s1h, s1s, s1d,
+        _kc_attention_piece_rows(X1, Out + off1, pid - n0, R1, H1, S1, D1, s1b, s1h, s1s, s1d,
                                  p1, P1, BLOCK_R, BLOCK_D, UPCAST)
     else:
-        _kc_attention_piece_rows(X2, Out + off2, pid - n0 - n1, R2, H, S2, D2, s2b, s2h, s2s,
+        _kc_attention_piece_rows(X2, Out + off2, pid - n0 - n1, R2, H2, S2, D2, s2b, s2h, s2s,
                                  s2d, p2, P2, BLOCK_R, BLOCK_D, UPCAST)
 
 
@@ -358,7 +359,7 @@ def _kc_attention_split(parts: list[tuple[torch.Tensor, int]]) -> list[torch.Ten
     xs = parts + pad
     offs = [sizes[0] if len(sizes) > 1 else 0, sizes[0] + sizes[1] if len(sizes) > 2 else 0]
     _kc_attention_pieces[(blocks,)](
-        *(x for x, _ in xs), buf, *offs, *rows, xs[0][0].shape[1],
+        *(x for x, _ in xs), buf, *offs, *rows, *(x.shape[1] for x, _ in xs),
         *(x.shape[2] for x, _ in xs), *(x.shape[3] for x, _ in xs),
         *(st for x, _ in xs for st in x.stride()), *(x.numel() for x, _ in xs),
         P0=xs[0][1], P1=xs[1][1], P2=xs[2][1], BLOCK_R=br, BLOCK_D=bd,
@@ -604,8 +605,12 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     qp, kp, vp = q, k, v
     bits = [(b, t, n) for b, t, n in ((8, q, 3), (2, k, 3), (4, v, 2)) if split & b]
     if bits:
-        pieces = dict(zip((b for b, _, _ in bits),
-                          _kc_attention_split([(t, n) for _, t, n in bits]), strict=True))
+        # a broadcast batch or head dim (stride 0: multi-query K and V) is split once and
+        # read with stride 0, not written once per head
+        parts = [(t[:1 if t.stride(0) == 0 else None, :1 if t.stride(1) == 0 else None], n)
+                 for _, t, n in bits]
+        pieces = {b: p.expand(n, *t.shape) for (b, t, n), p in
+                  zip(bits, _kc_attention_split(parts), strict=True)}
         qp, kp, vp = pieces.get(8, q), pieces.get(2, k), pieces.get(4, v)
     bd = max(16, _kc_next_p2(D))
     bdv = max(16, _kc_next_p2(DV))

@@ -75,7 +75,8 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
     bm, bn, nw, ns = attention._kc_attention_config(sizes["M"], sizes["N"], sizes["D"], item,
                                                     backend, smem, m.causal, split,
                                                     sizes["Dv"])
-    sig, consts, attrs = _build_spec(m, sizes, bm, bn)  # unsplit: spaces.build_spec splits
+    # unsplit: spaces.build_spec splits (bcast: batch / head dims each operand broadcasts)
+    sig, consts, attrs, bcast = _build_spec(m, sizes, bm, bn)
     mask_kind = "none" if m.mask is None else "boolean tensor"
     cfg: dict[str, Any] = {
         "template": "attention", "causal": m.causal, "mask": mask_kind,
@@ -85,7 +86,7 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
                     "; Q, K, V split into bf16 pieces beforehand" if split & 8 else ""),
         "chosen": "at run time from the sizes (heuristic)",
         "at": {**sizes, "itemsize": item, "target": getattr(target, "arch", backend),
-               "key": [sizes[d] for d in ("B", "H", "M", "D", "N", "Dv")]},
+               "key": [sizes[d] for d in ("B", "H", "M", "D", "N", "Dv")], "bcast": bcast},
     }
     what = "causal " if m.causal else ("masked " if m.mask is not None else "")
     notes = [f"{what}flash attention ({'SDPA' if m.safe else 'softmax'} semantics)"]
@@ -108,7 +109,7 @@ def _sizes(m: AttentionMatch) -> dict[str, int]:
 
 
 def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
-                ) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+                ) -> tuple[dict[str, str], dict[str, Any], dict[str, Any], dict[str, list[bool]]]:
     """Signature, constexprs and attributes of the kernel as the wrapper launches it at the
     captured sizes, specialised as Triton's launcher does (an int equal to 1 becomes a
     constexpr, multiples of 16 and tensor pointers are marked divisible by 16): the
@@ -130,9 +131,10 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
     ints: dict[str, int] = {"H": H, "M": M, "N": N, "D": D, "DV": Dv,
                             "s_qp": 0, "s_kp": 0, "s_vp": 0}
     mask_st = strides(m.mask) if m.mask is not None else [0, 0, 0, 0]
-    for names, st in (("s_qb s_qh s_qm s_qd", strides(m.q.base, m.q.swap)),
-                      ("s_kb s_kh s_kn s_kd", strides(m.k.base, m.k.swap)),
-                      ("s_vb s_vh s_vn s_vd", strides(m.v.base, m.v.swap)),
+    qkv = {x: strides(o.base, o.swap) for x, o in (("q", m.q), ("k", m.k), ("v", m.v))}
+    bcast = {x: [st[i] == 0 and lead[i] > 1 for i in range(2)] for x, st in qkv.items()}
+    for names, st in (("s_qb s_qh s_qm s_qd", qkv["q"]), ("s_kb s_kh s_kn s_kd", qkv["k"]),
+                      ("s_vb s_vh s_vn s_vd", qkv["v"]),
                       ("s_mb s_mh s_mm s_mn", mask_st),
                       ("s_ob s_oh s_om s_od", [H * M * Dv, M * Dv, Dv, 1])):
         ints.update(zip(names.split(), st, strict=True))
@@ -148,7 +150,7 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
                   CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 2, PREC=prec,
                   PREC_QK=attention._KC_ATTN_QK_PRECISION.get(prec, prec), UPCAST=False,
                   SAFE=m.safe, SPLIT=0)
-    return sig, consts, attrs
+    return sig, consts, attrs, bcast
 
 
 def _specialize(ints: dict[str, int], sig: dict[str, str], consts: dict[str, Any],
@@ -170,7 +172,8 @@ def _specialize(ints: dict[str, int], sig: dict[str, str], consts: dict[str, Any
 def respec(sig: dict[str, str], consts: dict[str, Any], attrs: dict[str, Any],
            sizes: dict[str, int], split: int) -> None:
     """Rewrite a build spec for ``SPLIT=split``: the operands split beforehand arrive as
-    contiguous [pieces, B, H, S, D] bf16 tensors (their strides and the piece stride)."""
+    [pieces, B, H, S, D] bf16 tensors, contiguous over the dims they do not broadcast
+    (``sizes["bcast"]``: those keep stride 0), with their piece stride."""
     consts["SPLIT"] = split
     B, H, M, N = (sizes[x] for x in ("B", "H", "M", "N"))
     ints: dict[str, int] = {}
@@ -180,6 +183,9 @@ def respec(sig: dict[str, str], consts: dict[str, Any], attrs: dict[str, Any],
             continue
         sig[ptr] = "*bf16"
         row = "m" if x == "q" else "n"
-        ints.update({f"s_{x}b": H * rows * d, f"s_{x}h": rows * d, f"s_{x}{row}": d,
-                     f"s_{x}d": 1, f"s_{x}p": B * H * rows * d})
+        bb, bh = sizes.get("bcast", {}).get(x, [False, False])
+        hs = 1 if bh else H
+        ints.update({f"s_{x}b": 0 if bb else hs * rows * d, f"s_{x}h": 0 if bh else rows * d,
+                     f"s_{x}{row}": d, f"s_{x}d": 1,
+                     f"s_{x}p": (1 if bb else B) * hs * rows * d})
     _specialize(ints, sig, consts, attrs)
