@@ -4,7 +4,9 @@ For each shape (batch, heads, sequence, head dim), causal and not: the strict-fp
 the template with each fp32 dot precision the target accepts (checked by the judge's own
 comparison against a float64 SDPA), its median time with the heuristic config and the best
 of a small config sweep, and eager SDPA fp32 / torch.compile fp32 timed in the same run;
-then bf16 against SDPA's flash backend. One JSON line per measurement in --out.
+then bf16 against SDPA's flash backend. One JSON line per measurement in --out. ``--alt
+FILE`` also times another version of the template (a copy of ``codegen/attention.py``, which
+is self-contained) with its own heuristic config beside each heuristic row.
 
 Usage (repository root, a CUDA machine): python3 benchmarks/attention_gpu.py --out a.jsonl
 """
@@ -12,10 +14,12 @@ Usage (repository root, a CUDA machine): python3 benchmarks/attention_gpu.py --o
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import itertools
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -34,6 +38,7 @@ SWEEP = [dict(BLOCK_M=bm, BLOCK_N=bn, num_warps=w, num_stages=s)
 SPLITS: tuple[int, ...] = (0,)
 SWEEP_SHAPES: list[tuple[int, ...]] | None = None
 BF16 = True
+ALT: Any = None  # another version of the template's module (--alt)
 
 
 _SEEN: set[int] = set()
@@ -75,14 +80,16 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
 
     eager = timed(sdpa, (q, k, v))
-    if SPLITS != (0,):  # the split pass alone: one read of q, k, v, a write of 8 pieces
-        from kernelcraft.codegen.attention import _kc_attention_split
+    if SPLITS != (0,):  # the split pass alone: one read of q, k, v, a write of the pieces
+        from kernelcraft.codegen.attention import _KC_F16_PIECES, _kc_attention_split
 
-        def pieces(q, k, v):
-            return _kc_attention_split([(q, 3), (k, 3), (v, 2)])
-        ms = timed(pieces, (q, k, v))
-        emit(shape | dict(impl="split_pass", ms=ms, bytes=q.numel() * 4 * 3 + q.numel() * 16,
-                          tb_per_s=(q.numel() * 28) / ms / 1e9))
+        for qk, written in ((3, 16), (_KC_F16_PIECES, 12)):  # bytes per element of q, k, v
+            def pieces(q, k, v, qk=qk):
+                return _kc_attention_split([(q, qk), (k, qk), (v, 2)])
+            ms = timed(pieces, (q, k, v))
+            nbytes = q.numel() * (12 + written) + (2 * q.numel() // d * 4 if qk > 3 else 0)
+            emit(shape | dict(impl="split_pass" if qk == 3 else "split_pass_f16", ms=ms,
+                              bytes=nbytes, tb_per_s=nbytes / ms / 1e9))
     compiled_fn = torch.compile(sdpa)
     compiled = timed(compiled_fn, (q, k, v))
     emit(shape | dict(impl="eager_sdpa_fp32", ms=eager, ref_rel_l2=ref_err.rel_l2))
@@ -106,6 +113,14 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
             emit(shape | dict(impl="kc_fp32", precision=prec, config="heuristic",
                               error=f"{type(exc).__name__}: {exc}"[:400]))
             continue
+        if ALT is not None:
+            def alt(q, k, v, table=table):
+                return ALT.attention(q, k, v, scale=scale, causal=causal,
+                                     precision_table=table)
+            chk = compare_one(0, alt(q, k, v), ref, ref64, "fp32")
+            ms = timed(alt, (q, k, v))
+            emit(shape | dict(impl="kc_fp32_alt", precision=prec, config="heuristic", ms=ms,
+                              ok=chk.ok, rel_l2=chk.rel_l2, vs_eager=eager / ms))
         if not sweep or prec != "bf16x3" or (SWEEP_SHAPES is None and (causal or s == 2048)):
             continue
         for cfg in ({**c, "SPLIT": sp} for c in SWEEP for sp in SPLITS):
@@ -133,6 +148,13 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
     emit(shape | dict(impl="kc_bf16", config="heuristic", ms=ms, sdpa_bf16_ms=flash,
                       ok=chk.ok, rel_l2=chk.rel_l2, vs_sdpa=flash / ms,
                       **compiled_resources()))
+    if ALT is not None:
+        chk = compare_one(0, ALT.attention(qb, kb, vb, scale=scale, causal=causal), refb,
+                          ref64, "bf16")
+        ms = timed(lambda q, k, v: ALT.attention(q, k, v, scale=scale, causal=causal),
+                   (qb, kb, vb))
+        emit(shape | dict(impl="kc_bf16_alt", config="heuristic", ms=ms, ok=chk.ok,
+                          vs_sdpa=flash / ms))
     for cfg in SWEEP if sweep and s != 2048 and not causal else []:
         try:
             got = attention(qb, kb, vb, scale=scale, causal=causal, config=cfg)
@@ -150,7 +172,7 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
 
 
 def main() -> None:
-    global BF16, SWEEP_SHAPES, SPLITS, PRECISIONS
+    global ALT, BF16, SWEEP_SHAPES, SPLITS, PRECISIONS
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--sweep", action="store_true", help="time the config sweep too")
@@ -161,14 +183,21 @@ def main() -> None:
     ap.add_argument("--splits", type=int, nargs="+", default=[0],
                     help="SPLIT values the sweep crosses with its tiles (fp32 dot emulation: "
                          "0 Triton's input_precision, 1 bf16 pieces split in the kernel, "
-                         "2 K and V split once beforehand)")
+                         "plus 2 / 4 / 8: K / V / Q split once beforehand, plus 16: Q and K "
+                         "as scaled fp16 pieces)")
     ap.add_argument("--shapes", type=json.loads, default=None,
                     help="[[B, H, S, D, causal], ...] instead of the default 12 shapes; the "
                          "sweep then runs on each of them")
     ap.add_argument("--no-bf16", action="store_true", help="skip the bf16 rows")
     ap.add_argument("--precisions", nargs="+", default=list(PRECISIONS),
                     help="fp32 dot precisions timed with the heuristic config")
+    ap.add_argument("--alt", type=Path, default=None,
+                    help="another version of codegen/attention.py, timed beside the heuristic")
     args = ap.parse_args()
+    if args.alt:
+        spec = importlib.util.spec_from_file_location("kc_attention_alt", args.alt)
+        ALT = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(ALT)
     PRECISIONS = tuple(args.precisions)
     BF16, SPLITS = not args.no_bf16, tuple(args.splits)
     if args.configs:

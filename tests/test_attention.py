@@ -142,12 +142,13 @@ SPLIT_CASES = ["causal_ragged_d80", "causal_m_lt_n", "mask_2d_and_causal", "bool
 
 
 @interpreted
-@pytest.mark.parametrize("split", [1, 7, 15])
+@pytest.mark.parametrize("split", [1, 7, 15, 27, 31])
 @pytest.mark.parametrize("case", SPLIT_CASES)
 def test_fp32_in_bf16_pieces_passes_the_strict_judge(case: str, split: int) -> None:
-    """Strict fp32 emulated by bf16 pieces (the GPU default) is within the judge's fp32
-    tolerance, also with outliers 30x the typical value in q and k, where bf16x3 scores
-    fail; the interpreter rounds the pieces as the GPU does."""
+    """Strict fp32 emulated by bf16 pieces, or Q and K as fp16 pieces of scaled rows (31,
+    the GPU default), is within the judge's fp32 tolerance, also with outliers 30x the
+    typical value in q and k, where bf16x3 scores fail; the interpreter rounds the pieces as
+    the GPU does."""
     from kernelcraft.measure.compare import compare_one
 
     B, H, M, N, D, Dv, causal, layout, scale, mkind, amp = FP32_CASES[case]
@@ -163,6 +164,27 @@ def test_fp32_in_bf16_pieces_passes_the_strict_judge(case: str, split: int) -> N
     chk = compare_one(0, out, ref32, ref64, "fp32")
     assert chk.ok, chk.detail
     assert _rel(out, ref64) < 2e-5  # bf16x3-class: far above fp32's 1e-7, far below tf32
+
+
+@interpreted
+def test_fp16_pieces_keep_rows_of_any_magnitude() -> None:
+    """fp16 has five exponent bits: the rows are scaled by powers of two first, so heads
+    of 1e-20 and 1e20 (fp16 would flush or overflow them), zero rows and a row of huge
+    and tiny values together still pass the strict judge."""
+    from kernelcraft.measure.compare import compare_one
+
+    gen = torch.Generator().manual_seed(29)
+    q, k, v = (torch.randn(1, 3, 48, 32, generator=gen) for _ in range(3))
+    mag = torch.tensor([1e-20, 1.0, 1e20])[None, :, None, None]
+    q, k = q * mag, k / mag
+    q[0, 1, 5] = 0.0
+    k[0, 1, 7] = 0.0
+    q[0, 1, 9, ::2] *= 1e6
+    out = attn.attention(q, k, v, config={"SPLIT": 31})
+    ref64 = _reference(q, k, v, False, None, None, torch.float64)
+    ref32 = _reference(q, k, v, False, None, None, torch.float32)
+    chk = compare_one(0, out, ref32, ref64, "fp32")
+    assert chk.ok, chk.detail
 
 
 @interpreted
@@ -182,11 +204,12 @@ def test_broadcast_heads_are_split_once(monkeypatch: pytest.MonkeyPatch) -> None
     gen = torch.Generator().manual_seed(23)
     q = torch.randn(2, 4, 40, 32, generator=gen)
     k, v = (torch.randn(2, 1, 56, 32, generator=gen).expand(2, 4, 56, 32) for _ in range(2))
-    out = attn.attention(q, k, v, causal=True, config={"SPLIT": 15})
-    assert seen == [[(2, 4, 40, 32), (2, 1, 56, 32), (2, 1, 56, 32)]]
     ref64 = _reference(q, k, v, True, None, None, torch.float64)
     ref32 = _reference(q, k, v, True, None, None, torch.float32)
-    assert compare_one(0, out, ref32, ref64, "fp32").ok
+    for split in (15, 31):
+        out = attn.attention(q, k, v, causal=True, config={"SPLIT": split})
+        assert seen[-1] == [(2, 4, 40, 32), (2, 1, 56, 32), (2, 1, 56, 32)]
+        assert compare_one(0, out, ref32, ref64, "fp32").ok
 
 
 def test_split_spec_keeps_broadcast_strides() -> None:
@@ -208,6 +231,11 @@ def test_split_spec_keeps_broadcast_strides() -> None:
     ints = {"s_qp": 2 * 4 * 40 * 32, "s_kp": 2 * 56 * 32, "s_vp": 56 * 32}
     for name, value in ints.items():
         assert ("tt.divisibility" in str(attrs.get(name))) == (value % 16 == 0)
+    # Q and K as fp16 pieces: their row scales are fp32 pointers, V stays bf16
+    sig = {"Q": "*fp32", "K": "*fp32", "V": "*fp32", "QS": "*fp32", "KS": "*fp32"}
+    respec(sig, consts, attrs, sizes, 31)
+    assert consts["SPLIT"] == 31 and sig["Q"] == sig["K"] == "*fp16" and sig["V"] == "*bf16"
+    assert sig["QS"] == sig["KS"] == "*fp32"
 
 
 @interpreted
@@ -218,16 +246,32 @@ def test_split_pass_rounds_to_nearest_like_torch() -> None:
     y = torch.randn(2, 3, 70, 40, generator=gen)  # another length
     z = torch.randn(2, 3, 70, 24, generator=gen)[..., ::2, :]  # another head dim, strided
     w = torch.randn(1, 1, 70, 40, generator=gen)  # other batch and head counts
-    for parts in ([(x, 3), (y, 3), (z, 2)], [(y, 2)], [(x, 2), (z, 3)], [(x, 3), (w, 3), (z, 2)]):
+    f16 = attn._KC_F16_PIECES
+    y[0, 1, 3] = 0.0  # a zero row: the smallest scale, zero pieces
+    y[1, 2, 4] *= 1e30
+    y[1, 2, 5] *= 1e-30
+    for parts in ([(x, 3), (y, 3), (z, 2)], [(y, 2)], [(x, 2), (z, 3)], [(x, 3), (w, 3), (z, 2)],
+                  [(x, f16), (y, f16), (z, 2)], [(w, f16)], [(z, 3), (x, f16)]):
         got = attn._kc_attention_split(parts)
-        for (t, n), p in zip(parts, got, strict=True):
-            assert p.shape == (n, *t.shape) and p.is_contiguous()
-            assert torch.equal(p.view(torch.int16), _torch_pieces(t, n).view(torch.int16))
-    total = sum(p.double() for p in attn._kc_attention_split([(x, 3)])[0])
-    assert (total - x.double()).abs().max().item() <= 2.0 ** -24 * x.abs().max().item()
+        for (t, n), (p, scale) in zip(parts, got, strict=True):
+            want, want_scale = _torch_pieces(t, n)
+            assert p.shape == want.shape and p.is_contiguous() and p.dtype == want.dtype
+            assert torch.equal(p.view(torch.int16), want.view(torch.int16))
+            assert (scale is None) == (want_scale is None)
+            if scale is not None:
+                assert scale.dtype == torch.float32 and scale.shape == t.shape[:3]
+                assert torch.equal(scale, want_scale)
+                assert scale.data_ptr() % 16 == 0 and p.data_ptr() % 16 == 0
+    (total, _), = attn._kc_attention_split([(x, 3)])
+    assert (total.double().sum(0) - x.double()).abs().max().item() <= (
+        2.0 ** -24 * x.abs().max().item())
+    (hl, scale), = attn._kc_attention_split([(y, f16)])
+    rows = hl.double().sum(0) * scale.double()[..., None]
+    big = y.abs().amax(-1, keepdim=True).double()  # error relative to the row's largest
+    assert ((rows - y.double()).abs() <= 2.0 ** -22 * big).all()
     empty = attn._kc_attention_split([(x[:, :, :0], 3), (y, 2)])
-    assert empty[0].numel() == 0 and torch.equal(empty[1].view(torch.int16),
-                                                 _torch_pieces(y, 2).view(torch.int16))
+    assert empty[0][0].numel() == 0 and torch.equal(empty[1][0].view(torch.int16),
+                                                    _torch_pieces(y, 2)[0].view(torch.int16))
 
 
 @interpreted
@@ -281,13 +325,23 @@ def test_half_precision(case: str, dtype: torch.dtype, tol: float) -> None:
 # ---- configs and launches
 
 
-def _torch_pieces(x: torch.Tensor, pieces: int) -> torch.Tensor:
-    """One operand's pieces in torch (round to nearest), for tests that launch no kernel."""
-    out, r = [], x.float()
+def _torch_pieces(x: torch.Tensor, pieces: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """One operand's pieces in torch (round to nearest), for tests that launch no kernel:
+    bf16 (2 or 3 pieces), or fp16 hi and lo of rows scaled by 2^e, 2^e the row's largest
+    magnitude rounded down to a power of two (kept within 2^-126 .. 2^126), and the scales."""
+    x = x.float()
+    if pieces == attn._KC_F16_PIECES:
+        e = torch.frexp(x.abs().amax(-1))[1] - 1  # floor(log2(max)); max = 0 gives -1
+        e = torch.where(x.abs().amax(-1) > 0, e, -126).clamp(-126, 126)
+        scale = torch.ldexp(torch.ones_like(e, dtype=torch.float32), e)
+        y = x / scale[..., None]
+        hi = y.half()
+        return torch.stack([hi, (y - hi.float()).half()]), scale
+    out, r = [], x
     for _ in range(pieces):
         out.append(r.to(torch.bfloat16))
         r = r - out[-1].float()
-    return torch.stack(out)
+    return torch.stack(out), None
 
 
 @pytest.fixture
@@ -365,9 +419,15 @@ def test_precision_table_and_knobs_reach_the_launch(monkeypatch: pytest.MonkeyPa
     kw = launch("hip", config=amd)
     assert (kw["BLOCK_M"], kw["waves_per_eu"], kw["kpack"]) == (32, 2, 2)
     assert "waves_per_eu" not in launch("cuda", config=amd)
-    # fp32 on NVIDIA: Q, K, V split into bf16 pieces once, handed over as [3|2, B, H, S, D]
+    # fp32 on NVIDIA: Q, K, V split into pieces once, handed over as [2, B, H, S, D] (Q and
+    # K: fp16, with their row scales as QS and KS) and V's [2, B, H, S, D] bf16
     kw = launch("cuda")
-    assert kw["SPLIT"] == 15
+    assert kw["SPLIT"] == 31
+    (_, args, _) = spy.launches[-1]
+    assert [a.dtype for a in args[:3]] == [torch.float16, torch.float16, torch.bfloat16]
+    assert args[0].shape == args[2].shape == (2, 1, 2, 8, 16)
+    assert [a.dtype for a in args[5:7]] == [torch.float32] * 2 and args[5].shape == (1, 2, 8)
+    launch("cuda", config={"SPLIT": 15})
     (_, args, _) = spy.launches[-1]
     assert [a.dtype for a in args[:3]] == [torch.bfloat16] * 3
     assert args[:3][0].shape == (3, 1, 2, 8, 16) and args[:3][2].shape == (2, 1, 2, 8, 16)
@@ -376,7 +436,7 @@ def test_precision_table_and_knobs_reach_the_launch(monkeypatch: pytest.MonkeyPa
     for no_split in (launch("cuda", precision_table={"cuda": "tf32"}), launch("hip"),
                      launch("cuda", q.half()), launch("cpu")):
         assert no_split["SPLIT"] == 0
-    for bad in (2, 16, -1, "15"):
+    for bad in (2, 16, 17, 19, 25, 32, -1, "15"):
         with pytest.raises(ValueError, match="SPLIT"):
             launch("cuda", config={"SPLIT": bad})
 
@@ -408,8 +468,12 @@ def test_widest_d128_tiles_only_where_triton_keeps_them_spill_free(
     monkeypatch.setattr(attn.triton, "__version__", version)
     assert attn._kc_triton_wide_tiles() is wide
     fp32 = attn._kc_attention_config(4096, 4096, 128, 4, "cuda", 232448, False, 15, 128)
+    f16 = attn._kc_attention_config(4096, 4096, 128, 4, "cuda", 232448, False, 31, 128)
     bf16 = attn._kc_attention_config(4096, 4096, 128, 2, "cuda", 232448)
     assert fp32 == ((64, 64, 4, 2) if wide else (128, 32, 8, 2))
+    assert f16 == ((128, 64, 8, 2) if wide else (128, 32, 8, 2))
+    assert attn._kc_attention_config(4096, 4096, 64, 4, "cuda", 232448, False, 31) == (
+        64, 64, 4, 3)
     assert bf16 == ((128, 64, 4, 2) if wide else (64, 64, 4, 3))
     # D <= 64 and the AMD tiles do not depend on it
     assert attn._kc_attention_config(4096, 4096, 64, 4, "cuda", 232448, False, 15)[:2] == (64, 64)
@@ -479,6 +543,7 @@ def test_split_pass_cross_compiles(arch: str, tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(attn, "_kc_attention_pieces", spy)
     q, k, v = (torch.randn(2, 4, 256, 64) for _ in range(3))
     attn._kc_attention_split([(q, 3), (k, 3), (v, 2)])
+    attn._kc_attention_split([(q, attn._KC_F16_PIECES), (k, attn._KC_F16_PIECES), (v, 2)])
     # decode: one query row of one head (sizes of 1 become constexprs at the launch)
     attn._kc_attention_split([(q[:1, :1, :1], 3), (k[:1, :1], 3), (v[:1, :1, :, :1], 2)])
     assert spy.launches[0][0] == (3 * 2 * 4 * 256 // spy.launches[0][2]["BLOCK_R"],)
@@ -734,7 +799,7 @@ def test_out_of_resources_retries_smaller_unless_config_is_explicit(
     q = torch.randn(1, 2, 256, 64)
     attn.attention(q, q, q)
     steps = [(kw["num_stages"], kw["BLOCK_N"]) for kw in tried]
-    assert steps == [(2, 64), (1, 64), (1, 32)], steps
+    assert steps == [(3, 64), (2, 64), (1, 64), (1, 32)], steps
     with pytest.raises(attn._KC_OUT_OF_RESOURCES):
         attn.attention(q, q, q, config={"BLOCK_N": 64, "num_stages": 3})
 
@@ -818,17 +883,18 @@ def test_attention_space_seeds_with_the_wrappers_config(arch: str, write: Any) -
     spec = build_spec(k, "attention", space.default)
     assert spec["constexprs"]["CAUSAL"] and spec["attrs"]["Q"] == [["tt.divisibility", 16]]
     assert len(list(space.enumerate(limit=50))) > 1
-    # fp32 on NVIDIA: the default reads bf16 pieces, as the wrapper launches it; the space
-    # can go back to Triton's dots, and the spec follows the config's SPLIT
-    assert space.default.get("SPLIT", 0) == (15 if t.backend == "cuda" else 0)
+    # fp32 on NVIDIA: the default reads pieces, as the wrapper launches it; the space can
+    # go back to Triton's dots, and the spec follows the config's SPLIT
+    assert space.default.get("SPLIT", 0) == (31 if t.backend == "cuda" else 0)
     assert spec["constexprs"]["SPLIT"] == space.default.get("SPLIT", 0)
     if t.backend == "cuda":
-        assert spec["signature"]["Q"] == spec["signature"]["V"] == "*bf16"
+        assert spec["signature"]["Q"] == "*fp16" and spec["signature"]["V"] == "*bf16"
+        assert spec["signature"]["QS"] == "*fp32"
         assert spec["signature"]["s_kp"] == "i32"  # B * H * N * D elements apart
         plain = build_spec(k, "attention", type(space.default)({**space.default, "SPLIT": 0}))
         assert plain["signature"]["Q"] == "*fp32" and plain["constexprs"]["SPLIT"] == 0
         assert k.signature["Q"] == "*fp32"  # the emitted spec is not rewritten in place
-        assert build_spec(k, "attention", None)["constexprs"]["SPLIT"] == 15
+        assert build_spec(k, "attention", None)["constexprs"]["SPLIT"] == 31
 
 
 TWO_LAYERS = """

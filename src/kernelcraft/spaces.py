@@ -294,8 +294,9 @@ def _attention(k: KernelSource, t: Target) -> Space:
             knobs += (Choice("kpack", (1, 2)),)
     split = _kc_attention_split_mode(item, t.backend, _KC_ATTN_DOT_PRECISION.get(t.backend, ""),
                                      D, Dv)
-    if split:  # fp32 on NVIDIA: bf16 pieces of Q, K, V split beforehand, of K and V, or none
-        knobs += (Choice("SPLIT", (0, 7, 15)),)
+    if split:  # fp32 on NVIDIA: pieces of Q, K, V split beforehand (Q and K as scaled fp16,
+        # or bf16), of K and V, or none
+        knobs += (Choice("SPLIT", (0, 7, 15, 31)),)
     q_tiles = 0 if t.backend == "hip" else 1  # Q staged in shared memory on NVIDIA
 
     def fits(c: Config) -> str | None:
@@ -303,8 +304,9 @@ def _attention(k: KernelSource, t: Target) -> Space:
         if bm > max(16, _p2(M)) or bn > max(16, _p2(N)):
             return "tile larger than the problem"
         stages = max(1, c["num_stages"])
-        if c.get("SPLIT", 0):  # bf16 pieces: 3 of Q and K, 2 of V
-            need = (stages * bn * (3 * bd + 2 * bdv) + q_tiles * 3 * bm * bd) * 2
+        if c.get("SPLIT", 0):  # pieces: 3 of Q and K (2 with bit 16), 2 of V
+            qk = 2 if c["SPLIT"] & 16 else 3
+            need = (stages * bn * (qk * bd + 2 * bdv) + q_tiles * qk * bm * bd) * 2
         else:
             need = (stages * 2 * bn + q_tiles * bm) * bd * item
         if need > t.smem_per_block:

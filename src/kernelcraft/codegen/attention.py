@@ -106,9 +106,22 @@ def _kc_split2(x, UPCAST: tl.constexpr):
 
 
 @triton.jit
+def _kc_split_f16(x):
+    """x [R, D] -> fp16 pieces (hi, lo) of x / 2^e per row, and 2^e [R]: 2^e is the row's
+    largest magnitude rounded down to a power of two (so |x / 2^e| < 2: neither piece
+    overflows, and small rows do not fall into fp16's subnormals); hi + lo keep ~22 bits.
+    fp16 casts round to nearest on the GPU and on the interpreter alike."""
+    e = (tl.max(tl.abs(x), 1).to(tl.int32, bitcast=True) >> 23) & 0xFF
+    e = tl.minimum(tl.maximum(e, 1), 253)  # 2^e and 2^-e both normal fp32: exact scaling
+    y = x * ((254 - e) << 23).to(tl.float32, bitcast=True)[:, None]
+    hi = y.to(tl.float16)
+    return hi, (y - hi.to(tl.float32)).to(tl.float16), (e << 23).to(tl.float32, bitcast=True)
+
+
+@triton.jit
 def _kc_dot16(a, b, acc, UPCAST: tl.constexpr):
-    """acc + a @ b of bf16 pieces with fp32 accumulation (widened to fp32 on the interpreter,
-    whose bf16 dot is wrong; a product of two bf16 values is exact in fp32 either way)."""
+    """acc + a @ b of bf16 or fp16 pieces with fp32 accumulation (widened to fp32 on the
+    interpreter, whose bf16 dot is wrong; a product of two such values is exact in fp32)."""
     if UPCAST:
         return tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc, input_precision="ieee")
     return tl.dot(a, b, acc=acc)
@@ -129,7 +142,7 @@ def _kc_dot_split(a_hi, a_mid, a_lo, b_hi, b_mid, b_lo, acc, TERMS: tl.constexpr
 
 
 @triton.jit
-def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_base_k,
+def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, KS, kv_base_k,
                         kv_base_v, mask_base, start, end, qk_scale, N, D, DV,
                         s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
                         BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_DV: tl.constexpr,
@@ -143,7 +156,9 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_ba
     clamped by the caller to real rows, so every load here is in bounds by construction.
     SPLIT (fp32 only): 0 takes ``tl.dot(input_precision=...)``; else bf16 pieces, q as
     (q, q_mid, q_lo), K and V split here or, with bit 2 (K) and bit 4 (V), read as pieces
-    ``s_kp`` / ``s_vp`` apart.
+    ``s_kp`` / ``s_vp`` apart. Bit 16: q and K are fp16 (hi, lo) pieces of rows scaled by
+    powers of two (q_mid is q's lo; ``qk_scale`` is then q's row scales [BLOCK_M] times the
+    softmax scale, K's are read from ``KS``), and Q @ K^T takes three products, not six.
     """
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
@@ -165,7 +180,10 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_ba
             v_ok = dv_ok[None, :]
         kt = tl.load(kt_ptrs, mask=k_ok, other=0.0)
         v = tl.load(v_ptrs, mask=v_ok, other=0.0)
-        if SPLIT & 2:
+        if SPLIT & 16:
+            k_mid = tl.load(kt_ptrs + s_kp, mask=k_ok, other=0.0)
+            k_lo = k_mid
+        elif SPLIT & 2:
             k_mid = tl.load(kt_ptrs + s_kp, mask=k_ok, other=0.0)
             k_lo = tl.load(kt_ptrs + 2 * s_kp, mask=k_ok, other=0.0)
         elif SPLIT:
@@ -174,7 +192,17 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_ba
             v_mid = tl.load(v_ptrs + s_vp, mask=v_ok, other=0.0)
         elif SPLIT:
             v, v_mid = _kc_split2(v, UPCAST)
-        if SPLIT != 0:
+        if SPLIT & 16:
+            # (q_hi + q_lo)(k_hi + k_lo) without q_lo k_lo (2^-22), in the scaled rows
+            qk = _kc_dot16(q_mid, kt, tl.zeros((q.shape[0], BLOCK_N), tl.float32), UPCAST)
+            qk = _kc_dot16(q, k_mid, qk, UPCAST)
+            qk = _kc_dot16(q, kt, qk, UPCAST)
+            ks_ptrs = KS + kv_base_k // s_kn + cn
+            if EDGE:
+                ksc = tl.load(ks_ptrs, mask=cols < N, other=1.0)
+            else:
+                ksc = tl.load(ks_ptrs)
+        elif SPLIT != 0:
             qk = _kc_dot_split(q, q_mid, q_lo, kt, k_mid, k_lo,
                                tl.zeros((q.shape[0], BLOCK_N), tl.float32), 6, UPCAST)
         elif q.dtype == tl.float32:
@@ -183,7 +211,10 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_ba
             qk = tl.dot(q.to(tl.float32), kt.to(tl.float32), input_precision="ieee")
         else:
             qk = tl.dot(q, kt)
-        s = qk * qk_scale
+        if SPLIT & 16:
+            s = qk * (qk_scale[:, None] * ksc[None, :])
+        else:
+            s = qk * qk_scale
         if MASK_KIND != 0:
             mk_ptrs = Mask + mask_base + cn[None, :] * s_mn
             if EDGE:
@@ -225,7 +256,7 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_ba
 
 
 @triton.jit
-def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
+def _kc_attention_fwd(Q, K, V, Mask, Out, QS, KS, qk_scale, H, M, N, D, DV,
                       s_qb, s_qh, s_qm, s_qd, s_kb, s_kh, s_kn, s_kd,
                       s_vb, s_vh, s_vn, s_vd, s_mb, s_mh, s_mm, s_mn,
                       s_ob, s_oh, s_om, s_od, s_qp, s_kp, s_vp,
@@ -238,6 +269,8 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
     ``qk_scale`` is scale * log2(e). ``Mask`` is read at [b, h, m, n] through its strides
     (0 on broadcast dims); MASK_KIND 0 ignores it, 1 adds it, 2 keeps scores where it is
     nonzero. SAFE: a row with every score masked stores zeros (else NaN, as 0 / 0).
+    ``QS`` / ``KS``: the row scales of Q's and K's fp16 pieces (SPLIT bit 16), laid out as
+    their rows: [B, H, S] over the pieces' [B, H, S, D] strides divided by the row stride.
     """
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
@@ -253,7 +286,12 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
     q = tl.load(q_ptrs, mask=(offs_d < D)[None, :], other=0.0)
     q_mid = q
     q_lo = q
-    if SPLIT & 8:  # read as pieces s_qp apart
+    qsc = qk_scale
+    if SPLIT & 16:  # fp16 hi and lo of scaled rows, and the rows' scales
+        q_mid = tl.load(q_ptrs + s_qp, mask=(offs_d < D)[None, :], other=0.0)
+        q_lo = q_mid
+        qsc = tl.load(QS + (b * s_qb + h * s_qh) // s_qm + rm) * qk_scale
+    elif SPLIT & 8:  # read as pieces s_qp apart
         q_mid = tl.load(q_ptrs + s_qp, mask=(offs_d < D)[None, :], other=0.0)
         q_lo = tl.load(q_ptrs + 2 * s_qp, mask=(offs_d < D)[None, :], other=0.0)
     elif SPLIT:  # once per tile: the KV walk reuses the pieces
@@ -275,12 +313,12 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
         hi = N
         free = n_even
     acc, l_i, m_i = _kc_attention_block(
-        acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
-        0, free, qk_scale, N, D, DV, s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
+        acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, KS, kv_base_k, kv_base_v,
+        mask_base, 0, free, qsc, N, D, DV, s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
         BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, False, PREC, PREC_QK, UPCAST, SPLIT)
     acc, l_i, m_i = _kc_attention_block(
-        acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, kv_base_k, kv_base_v, mask_base,
-        free, hi, qk_scale, N, D, DV, s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
+        acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, KS, kv_base_k, kv_base_v,
+        mask_base, free, hi, qsc, N, D, DV, s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
         BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, True, PREC, PREC_QK, UPCAST, SPLIT)
     # a row with every score masked has l_i == 0 and acc == 0: zeros like torch's SDPA, or
     # NaN (0 / 0) like a plain softmax
@@ -294,75 +332,108 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, qk_scale, H, M, N, D, DV,
 
 
 @triton.jit
-def _kc_attention_piece_rows(X, Out, blk, R, H, S, D, s_b, s_h, s_s, s_d, s_p,
-                             PIECES: tl.constexpr, BLOCK_R: tl.constexpr,
+def _kc_attention_piece_rows(X, Out, Scale, blk, R, H, S, D, s_b, s_h, s_s, s_d, s_p,
+                             PIECES: tl.constexpr, F16: tl.constexpr, BLOCK_R: tl.constexpr,
                              BLOCK_D: tl.constexpr, UPCAST: tl.constexpr):
     """Rows [blk * BLOCK_R, ...) of X [B, H, S, D] (any strides) into Out [PIECES, B, H, S, D],
-    contiguous bf16: hi, mid (and lo) of each value."""
+    contiguous: bf16 hi, mid (and lo) of each value, or with F16 the fp16 hi and lo of the
+    row scaled by a power of two, that power going to Scale [B, H, S]."""
     rows = blk * BLOCK_R + tl.arange(0, BLOCK_R)
     cols = tl.arange(0, BLOCK_D)
     r = rows.to(tl.int64)
     src = (r // (H * S)) * s_b + (r // S % H) * s_h + (r % S) * s_s
     ok = (rows < R)[:, None] & (cols < D)[None, :]
     x = tl.load(X + src[:, None] + cols[None, :] * s_d, mask=ok, other=0.0)
-    hi, mid, lo = _kc_split3(x, UPCAST)
     dst = Out + r[:, None] * D + cols[None, :]
-    tl.store(dst, hi, mask=ok)
-    tl.store(dst + s_p, mid, mask=ok)
-    if PIECES == 3:
+    if F16:
+        hi, lo, scale = _kc_split_f16(x)
+        tl.store(Scale + r, scale, mask=rows < R)
+    else:
+        hi, mid, lo = _kc_split3(x, UPCAST)
+    if F16 or PIECES == 2:
+        tl.store(dst, hi, mask=ok)
+        tl.store(dst + s_p, lo if F16 else mid, mask=ok)
+    else:
+        tl.store(dst, hi, mask=ok)
+        tl.store(dst + s_p, mid, mask=ok)
         tl.store(dst + 2 * s_p, lo, mask=ok)
 
 
 @triton.jit
-def _kc_attention_pieces(X0, X1, X2, Out, off1, off2, R0, R1, R2, H0, H1, H2, S0, S1, S2,
-                         D0, D1, D2,
+def _kc_attention_pieces(X0, X1, X2, O0, O1, O2, C0, C1, C2, R0, R1, R2, H0, H1, H2,
+                         S0, S1, S2, D0, D1, D2,
                          s0b, s0h, s0s, s0d, s1b, s1h, s1s, s1d, s2b, s2h, s2s, s2d,
                          p0, p1, p2,
                          P0: tl.constexpr, P1: tl.constexpr, P2: tl.constexpr,
+                         F0: tl.constexpr, F1: tl.constexpr, F2: tl.constexpr,
                          BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr, UPCAST: tl.constexpr):
     """The split pass of up to three operands in one launch (a launch costs the host more
     than the pass costs the GPU at small sizes): programs take row blocks of X0, then X1,
-    then X2; Out holds their pieces one after another (X1's from off1, X2's from off2; a
-    part's pieces p0 / p1 / p2 elements apart), read once for all the query tiles that use
+    then X2, writing pieces to O0 / O1 / O2 (a part's pieces p0 / p1 / p2 elements apart;
+    row scales of fp16 parts to C0 / C1 / C2), read once for all the query tiles that use
     them."""
     pid = tl.program_id(0)
     n0 = tl.cdiv(R0, BLOCK_R)
     n1 = tl.cdiv(R1, BLOCK_R)
     if pid < n0:
-        _kc_attention_piece_rows(X0, Out, pid, R0, H0, S0, D0, s0b, s0h, s0s, s0d, p0, P0,
-                                 BLOCK_R, BLOCK_D, UPCAST)
+        _kc_attention_piece_rows(X0, O0, C0, pid, R0, H0, S0, D0, s0b, s0h, s0s, s0d, p0, P0,
+                                 F0, BLOCK_R, BLOCK_D, UPCAST)
     elif pid < n0 + n1:
-        _kc_attention_piece_rows(X1, Out + off1, pid - n0, R1, H1, S1, D1, s1b, s1h, s1s, s1d,
-                                 p1, P1, BLOCK_R, BLOCK_D, UPCAST)
+        _kc_attention_piece_rows(X1, O1, C1, pid - n0, R1, H1, S1, D1, s1b, s1h, s1s, s1d, p1,
+                                 P1, F1, BLOCK_R, BLOCK_D, UPCAST)
     else:
-        _kc_attention_piece_rows(X2, Out + off2, pid - n0 - n1, R2, H2, S2, D2, s2b, s2h, s2s,
-                                 s2d, p2, P2, BLOCK_R, BLOCK_D, UPCAST)
+        _kc_attention_piece_rows(X2, O2, C2, pid - n0 - n1, R2, H2, S2, D2, s2b, s2h, s2s,
+                                 s2d, p2, P2, F2, BLOCK_R, BLOCK_D, UPCAST)
 
 
-def _kc_attention_split(parts: list[tuple[torch.Tensor, int]]) -> list[torch.Tensor]:
-    """[pieces, *x.shape] bf16 pieces (2 or 3) of each fp32 ``x`` [B, H, S, D] of ``parts``
-    (up to three), in one buffer and one launch (see _kc_attention_pieces)."""
-    sizes = [p * x.numel() for x, p in parts]
-    buf = torch.empty(sum(sizes), device=parts[0][0].device, dtype=torch.bfloat16)
-    outs, at = [], 0
-    for (x, p), n in zip(parts, sizes, strict=True):
-        outs.append(buf[at:at + n].view(p, *x.shape))
-        at += n
+#: a part of the split pass: bf16 pieces (2 or 3 of them), or this, fp16 hi and lo of rows
+#: scaled by powers of two (the scales beside them)
+_KC_F16_PIECES = 16
+
+
+def _kc_attention_split(parts: list[tuple[torch.Tensor, int]]
+                        ) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+    """Pieces of each fp32 ``x`` [B, H, S, D] of ``parts`` (up to three), in one buffer and one
+    launch (see _kc_attention_pieces): per part (x, 2 | 3) the bf16 pieces [2 | 3, *x.shape]
+    and None; per part (x, _KC_F16_PIECES) the fp16 pieces [2, *x.shape] and the fp32 row
+    scales [*x.shape[:3]]. Every view starts 128-byte aligned."""
+    def up(n: int) -> int:
+        return -(-n // 64) * 64
+
+    sizes = [(2 if p == _KC_F16_PIECES else p) * x.numel() for x, p in parts]
+    n_rows = [x.numel() // max(1, x.shape[3]) for x, _ in parts]
+    scaled = [p == _KC_F16_PIECES for _, p in parts]
+    total = sum(up(n) for n in sizes) + sum(up(2 * r) for r, f in zip(n_rows, scaled,
+                                                                      strict=True) if f)
+    buf = torch.empty(max(total, 1), device=parts[0][0].device, dtype=torch.bfloat16)
+    outs: list[tuple[torch.Tensor, torch.Tensor | None]] = []
+    at = 0
+    for (x, _), n, rows, f16 in zip(parts, sizes, n_rows, scaled, strict=True):
+        piece = buf[at:at + n]
+        at += up(n)
+        scale = None
+        if f16:
+            piece = piece.view(torch.float16)
+            scale = buf[at:at + 2 * rows].view(torch.float32).view(*x.shape[:3])
+            at += up(2 * rows)
+        outs.append((piece.view(n // max(1, x.numel()), *x.shape), scale))
     pad = [(parts[0][0], 2)] * (3 - len(parts))  # absent parts: no rows
-    rows = [x.numel() // max(1, x.shape[3]) if i < len(parts) else 0
-            for i, (x, _) in enumerate(parts + pad)]
+    xs = parts + pad
+    rows = n_rows + [0] * len(pad)
     bd = max(16, _kc_next_p2(max(x.shape[3] for x, _ in parts)))
     br = max(1, 4096 // bd)
     blocks = sum(-(-r // br) for r in rows)
     if blocks == 0:
         return outs
-    xs = parts + pad
-    offs = [sizes[0] if len(sizes) > 1 else 0, sizes[0] + sizes[1] if len(sizes) > 2 else 0]
+    views = [o for o, _ in outs] + [outs[0][0]] * len(pad)
+    scales = [buf if c is None else c for _, c in outs] + [buf] * len(pad)
     _kc_attention_pieces[(blocks,)](
-        *(x for x, _ in xs), buf, *offs, *rows, *(x.shape[1] for x, _ in xs),
+        *(x for x, _ in xs), *views, *scales, *rows, *(x.shape[1] for x, _ in xs),
         *(x.shape[2] for x, _ in xs), *(x.shape[3] for x, _ in xs),
         *(st for x, _ in xs for st in x.stride()), *(x.numel() for x, _ in xs),
-        P0=xs[0][1], P1=xs[1][1], P2=xs[2][1], BLOCK_R=br, BLOCK_D=bd,
+        P0=xs[0][1], P1=xs[1][1], P2=xs[2][1],
+        F0=xs[0][1] == _KC_F16_PIECES, F1=xs[1][1] == _KC_F16_PIECES,
+        F2=xs[2][1] == _KC_F16_PIECES, BLOCK_R=br, BLOCK_D=bd,
         UPCAST=buf.device.type == "cpu")
     return outs
 
@@ -381,14 +452,15 @@ def _kc_triton_wide_tiles() -> bool:
 
 def _kc_attention_split_mode(itemsize: int, backend: str, prec: str, D: int, DV: int) -> int:
     """Default SPLIT: fp32 on NVIDIA with the bf16x3 table and head dims up to 128 takes
-    bf16 pieces of Q, K and V split once beforehand (15). On the H200 (Triton 3.6) that ran
-    1.1-1.5x faster than Triton's bf16x6 / bf16x3 dots at the best spill-free tile of each
-    (they split K and V again for every query tile and keep fp32 Q in registers); the split
-    pass costs one read of Q, K, V and a write of their pieces. Else 0 (Triton's dots; CDNA
-    unmeasured)."""
+    pieces of Q, K and V split once beforehand, Q and K as scaled fp16 (31). On the H200
+    (Triton 3.6) bf16 pieces (15) ran 1.1-1.5x faster than Triton's bf16x6 / bf16x3 dots at
+    the best spill-free tile of each (they split K and V again for every query tile and keep
+    fp32 Q in registers), and Q @ K^T from fp16 pieces (three products, not six) 1.2-1.6x
+    faster again, as accurate as bf16x6 within 2x in simulation; the split pass costs one
+    read of Q, K, V and a write of their pieces. Else 0 (Triton's dots; CDNA unmeasured)."""
     if itemsize != 4 or backend != "cuda" or prec not in _KC_ATTN_QK_PRECISION:
         return 0
-    return 15 if max(D, DV) <= 128 else 0
+    return 31 if max(D, DV) <= 128 else 0
 
 
 def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
@@ -398,6 +470,10 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
 
     cpu (Triton's interpreter): its cost is per program and per KV step, not per element,
     so tiles grow with the sizes up to 64 (4x faster than 16 x 16 at 256 x 256).
+    cuda, fp32 with fp16 Q and K pieces (``split`` bit 16), the fastest tiles of the H200
+    sweep: 64 x 64 on 4 warps in 3 stages up to D = 64; above, 128 x 64 on 8 warps in 2
+    stages where Triton fits it (3.6 spilled 8-10 bytes, 3.9 spills 40; 1.2-1.3x faster than
+    128 x 32, the tile taken otherwise, spill-free on both).
     cuda, fp32 in bf16 pieces (``split``), 2 stages: 64 x 64 on 4 warps, the fastest tile
     of the H200 sweep; above D = 64 only where Triton fits it in registers (3.6, see
     ``_kc_triton_wide_tiles``), else 128 x 32 on 8 warps, spill-free with 3.6 and 3.9 and
@@ -434,6 +510,13 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
             bm, bn, warps = 64, 32 if causal else 64, 4
         stages, q_tiles = 1, 0  # Q stays in registers
         smem = smem or 64 * 1024
+    elif split & 16:  # fp16 Q and K pieces: 64 x 64 in 3 stages, 128 x 64 on 8 warps above 64
+        if max(bd, bdv) <= 64:
+            bm, bn, warps, stages = 64, 64, 4, 3
+        else:
+            bm, bn, warps, stages = (128, 64, 8, 2) if _kc_triton_wide_tiles() else (128, 32, 8, 2)
+        q_tiles = 1
+        smem = smem or 227 * 1024
     elif split:
         wide = max(bd, bdv) <= 64 or _kc_triton_wide_tiles()
         bm, bn, warps = (64, 64, 4) if wide else (128, 32, 8)
@@ -455,8 +538,9 @@ def _kc_attention_config(M: int, N: int, D: int, itemsize: int, backend: str,
     bm, bn = fit(M, 16, bm), fit(N, 16, bn)
 
     def used(stages: int, bn: int) -> int:
-        if split:  # bf16 pieces: 3 of K, 2 of V per stage, 3 of Q
-            return (stages * bn * (3 * bd + 2 * bdv) + q_tiles * 3 * bm * bd) * 2
+        if split:  # pieces per stage: 3 of K (2 fp16 with bit 16), 2 of V; 3 (2) of Q
+            qk = 2 if split & 16 else 3
+            return (stages * bn * (qk * bd + 2 * bdv) + q_tiles * qk * bm * bd) * 2
         # K and V per stage, Q, and Triton's scratch (compiled for sm_90, the kernels held
         # up to half a Q tile more than their tiles)
         return (stages * 2 * bn + q_tiles * bm * 3 // 2) * bd * itemsize
@@ -570,10 +654,13 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     split = _kc_attention_split_mode(q.element_size(), backend, prec, D, DV)
     if config is not None and "SPLIT" in config:
         split = config["SPLIT"]
-        if not isinstance(split, int) or not (split == 0 or (split & 1 and 0 < split < 16)):
+        if not isinstance(split, int) or not (
+                split == 0 or (split & 1 and 0 < split < 32
+                               and (split < 16 or split & 10 == 10))):
             raise ValueError(f"attention: config SPLIT={split!r} must be 0 (Triton's dot "
                              "precision) or 1 (bf16 pieces) plus 2 (K), 4 (V), 8 (Q) split "
-                             "beforehand")
+                             "beforehand, plus 16 (Q and K as scaled fp16 pieces: needs 2 "
+                             "and 8)")
     if q.dtype != torch.float32 or (prec not in _KC_ATTN_QK_PRECISION and backend != "cpu"):
         split = 0  # pieces emulate bf16x3 / bf16x6 only (the interpreter checks their math)
     bm, bn, nw, ns = _kc_attention_config(M, N, D, q.element_size(), backend, smem,
@@ -602,16 +689,21 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
         return out
     if N == 0:
         return out.zero_()  # an empty softmax: torch returns zeros too
-    qp, kp, vp = q, k, v
-    bits = [(b, t, n) for b, t, n in ((8, q, 3), (2, k, 3), (4, v, 2)) if split & b]
+    qp, kp, vp, qs, ks = q, k, v, out, out  # QS, KS: placeholders unless SPLIT & 16
+    qk_kind = _KC_F16_PIECES if split & 16 else 3
+    bits = [(b, t, n) for b, t, n in ((8, q, qk_kind), (2, k, qk_kind), (4, v, 2))
+            if split & b]
     if bits:
         # a broadcast batch or head dim (stride 0: multi-query K and V) is split once and
         # read with stride 0, not written once per head
         parts = [(t[:1 if t.stride(0) == 0 else None, :1 if t.stride(1) == 0 else None], n)
                  for _, t, n in bits]
-        pieces = {b: p.expand(n, *t.shape) for (b, t, n), p in
-                  zip(bits, _kc_attention_split(parts), strict=True)}
-        qp, kp, vp = pieces.get(8, q), pieces.get(2, k), pieces.get(4, v)
+        pieces = {b: (p.expand(p.shape[0], *t.shape),
+                      None if c is None else c.expand(*t.shape[:3]))
+                  for (b, t, n), (p, c) in zip(bits, _kc_attention_split(parts), strict=True)}
+        qp, kp, vp = (pieces[b][0] if b in pieces else t for b, t in ((8, q), (2, k), (4, v)))
+        if split & 16:
+            qs, ks = pieces[8][1], pieces[2][1]
     bd = max(16, _kc_next_p2(D))
     bdv = max(16, _kc_next_p2(DV))
     qk_scale = float(scale) * 1.4426950408889634
@@ -620,7 +712,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     while b0 < B:
         b1 = min(B, b0 + step)
         qkv = [t[b0:b1] if t.dim() == 4 else t[:, b0:b1] for t in (qp, kp, vp)]
-        views = (*qkv, mask[b0:b1] if mask_kind else mask, out[b0:b1])
+        views = (*qkv, mask[b0:b1] if mask_kind else mask, out[b0:b1],
+                 *(t[b0:b1] for t in (qs, ks)))
         # a pieces tensor [P, B, H, S, D]: its [B, H, S, D] strides and the piece stride
         st = [t.stride()[-4:] for t in qkv]
         sp = [t.stride(0) if t.dim() == 5 else 0 for t in qkv]

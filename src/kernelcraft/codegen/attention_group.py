@@ -83,6 +83,8 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
         "BLOCK_M": bm, "BLOCK_N": bn, "num_warps": nw, "num_stages": ns, "SPLIT": split,
         "dot": ("per backend (_KC_DOT_PRECISION)" if m.dtype == torch.float32
                 else "default (16-bit inputs)") + (
+                    "; Q, K, V split into pieces beforehand (Q and K: fp16 of scaled "
+                    "rows)" if split & 16 else
                     "; Q, K, V split into bf16 pieces beforehand" if split & 8 else ""),
         "chosen": "at run time from the sizes (heuristic)",
         "at": {**sizes, "itemsize": item, "target": getattr(target, "arch", backend),
@@ -140,8 +142,9 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
         ints.update(zip(names.split(), st, strict=True))
     ptr = "*" + TRITON_DTYPE[str(m.dtype)]
     sig = {"Q": ptr, "K": ptr, "V": ptr, "Mask": "*u8" if m.mask is not None else ptr,
-           "Out": ptr, "qk_scale": "fp32"}
-    attrs: dict[str, Any] = {p: [["tt.divisibility", 16]] for p in ("Q", "K", "V", "Mask", "Out")}
+           "Out": ptr, "QS": ptr, "KS": ptr, "qk_scale": "fp32"}  # QS, KS: Out unless split
+    attrs: dict[str, Any] = {p: [["tt.divisibility", 16]]
+                             for p in ("Q", "K", "V", "Mask", "Out", "QS", "KS")}
     consts: dict[str, Any] = {}
     _specialize(ints, sig, consts, attrs)
     pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
@@ -172,16 +175,19 @@ def _specialize(ints: dict[str, int], sig: dict[str, str], consts: dict[str, Any
 def respec(sig: dict[str, str], consts: dict[str, Any], attrs: dict[str, Any],
            sizes: dict[str, int], split: int) -> None:
     """Rewrite a build spec for ``SPLIT=split``: the operands split beforehand arrive as
-    [pieces, B, H, S, D] bf16 tensors, contiguous over the dims they do not broadcast
-    (``sizes["bcast"]``: those keep stride 0), with their piece stride."""
+    [pieces, B, H, S, D] bf16 tensors (fp16 for Q and K with bit 16, their row scales fp32),
+    contiguous over the dims they do not broadcast (``sizes["bcast"]``: those keep stride 0),
+    with their piece stride."""
     consts["SPLIT"] = split
+    if split & 16:
+        sig["QS"] = sig["KS"] = "*fp32"
     B, H, M, N = (sizes[x] for x in ("B", "H", "M", "N"))
     ints: dict[str, int] = {}
     for ptr, x, rows, d, bit in (("Q", "q", M, sizes["D"], 8), ("K", "k", N, sizes["D"], 2),
                                  ("V", "v", N, sizes["Dv"], 4)):
         if not split & bit:
             continue
-        sig[ptr] = "*bf16"
+        sig[ptr] = "*fp16" if split & 16 and x != "v" else "*bf16"
         row = "m" if x == "q" else "n"
         bb, bh = sizes.get("bcast", {}).get(x, [False, False])
         hs = 1 if bh else H
