@@ -52,9 +52,10 @@ def compiled_resources() -> dict[str, int]:
     out: dict[str, int] = {}
     for cache in getattr(_kc_attention_fwd, "device_caches", {}).values():
         for kernel in cache[0].values():
-            if id(kernel) not in _SEEN:
+            regs = getattr(kernel, "n_regs", None)  # unset: never loaded (out of resources)
+            if id(kernel) not in _SEEN and regs is not None:
                 _SEEN.add(id(kernel))
-                out = {"n_regs": int(kernel.n_regs), "n_spills": int(kernel.n_spills)}
+                out = {"n_regs": int(regs), "n_spills": int(kernel.n_spills)}
     return out
 
 
