@@ -686,6 +686,59 @@ def get_init_inputs(): return []
 """
 
 
+#: additive biases: a per-head linear distance bias computed in the forward (ALiBi) under a
+#: causal mask, a learned relative-position bias, SDPA's float attn_mask (padding)
+ALIBI = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, heads):
+        super().__init__()
+        self.register_buffer("slopes", 2.0 ** -torch.arange(1.0, heads + 1).view(heads, 1, 1))
+    def forward(self, q, k, v):
+        t = q.shape[-2]
+        s = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        i = torch.arange(t, device=q.device)
+        s = s + self.slopes * (i[None, :] - i[:, None]).float()
+        s = s.masked_fill(i[None, :] > i[:, None], float("-inf"))
+        return torch.softmax(s, dim=-1) @ v
+
+batch, heads, seq, dim = 2, 4, 70, 32
+def get_inputs(): return [torch.randn(batch, heads, seq, dim) for _ in range(3)]
+def get_init_inputs(): return [heads]
+"""
+
+REL_BIAS = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, heads, seq):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(heads, seq, seq))
+    def forward(self, q, k, v):
+        s = torch.matmul(q, k.transpose(-1, -2)) * 0.125 + self.bias
+        return torch.matmul(torch.softmax(s, dim=-1), v)
+
+batch, heads, seq, dim = 2, 3, 48, 64
+def get_inputs(): return [torch.randn(batch, heads, seq, dim) for _ in range(3)]
+def get_init_inputs(): return [heads, seq]
+"""
+
+SDPA_PAD = """
+import torch, torch.nn as nn, torch.nn.functional as F
+
+class Model(nn.Module):
+    def forward(self, q, k, v, keep):
+        bias = (1.0 - keep[:, None, None, :]) * -10000.0
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+
+batch, heads, seq, dim = 2, 2, 40, 32
+def get_inputs(): return [torch.randn(batch, heads, seq, dim) for _ in range(3)] + [
+    (torch.rand(batch, seq) < 0.8).float()]
+def get_init_inputs(): return []
+"""
+
+
 def _sdpa(causal: bool = False, scale: float | None = None, seq: int = 80, dim: int = 32,
           dtype: str = "float32") -> str:
     return SDPA.format(causal=causal, scale=scale, seq=seq, dim=dim, dtype=dtype)
@@ -735,13 +788,49 @@ def test_captured_attention_is_one_attention_group(case: str, write: Any) -> Non
     assert not plan.notes
 
 
+#: id: (source, causal, SDPA semantics)
+BIASED: dict[str, tuple[str, bool, bool]] = {
+    "alibi_causal": (ALIBI, True, False),
+    "relative_position_parameter": (REL_BIAS, False, False),
+    "sdpa_float_padding_mask": (SDPA_PAD, False, True),
+}
+
+
+@pytest.mark.skipif(INTERPRET, reason="plans only; runs once, outside the interpreter")
+@pytest.mark.parametrize("case", list(BIASED))
+def test_additive_biases_are_mask_operands(case: str, write: Any) -> None:
+    """A float bias added to the scaled scores (computed in the forward, a parameter, or
+    SDPA's float attn_mask) is the kernel's additive mask operand, with a causal mask beside
+    it where there is one; no score matrix is computed outside."""
+    src, causal, safe = BIASED[case]
+    plan = _plan_of(write, src)
+    groups = [g for g in plan.groups if g.kind == "attention"]
+    assert len(groups) == 1, plan.notes
+    m = groups[0].template
+    assert m.additive and m.mask is not None and m.mask_keeps
+    assert (m.causal, m.safe) == (causal, safe)
+    assert not any(g.kind == "reduction" or "bmm" in g.describe() for g in plan.kernels
+                   if g.kind != "attention")
+    assert not plan.notes
+
+
 #: id: (source, a word the planner's note must contain)
 LEFT: dict[str, tuple[str, str]] = {
     "dropout_training": (_sdpa().replace("is_causal=self.causal,", "dropout_p=0.1,"),
                          "dropout"),
-    "additive_float_mask": (_hand("none").replace(
+    "bias_from_the_scores": (_hand("none").replace(
         "M, N = s.shape[-2:]", "M, N = s.shape[-2:]; s = s + torch.sin(s[..., :1, :])"),
-        "arbitrary values"),
+        "outside the kernel"),
+    "scale_after_the_bias": (REL_BIAS.replace("* 0.125 + self.bias", "+ self.bias) * 0.125")
+                             .replace("s = torch.matmul(q", "s = (torch.matmul(q"),
+                             "scale applied after an additive bias"),
+    "bias_after_the_causal_mask": (ALIBI.replace(
+        "        s = s + self.slopes * (i[None, :] - i[:, None]).float()\n", "").replace(
+        "return torch.softmax(s", "s = s + self.slopes * (i[None, :] - i[:, None]).float()\n"
+        "        return torch.softmax(s"), "after a mask"),
+    "bias_and_a_boolean_mask": (REL_BIAS.replace(
+        "+ self.bias", "+ self.bias\n        s = s.masked_fill(q[..., :1] > k[..., 0][:, :, None]"
+        ".transpose(-1, -2), float('-inf'))"), "two mask operands"),
     "probabilities_returned": (_hand("none").replace(
         "return torch.softmax(s, dim=-1) @ v", "p = torch.softmax(s, dim=-1)\n"
         "        return p @ v, p"), "outside the kernel"),
@@ -820,6 +909,9 @@ GENERATED: dict[str, str] = {
     "hand_tril_d64": _hand("tril_masked_fill"),
     "mingpt_buffer_mask": MINGPT,
     "sdpa_bf16": _sdpa(causal=True, seq=64, dim=64, dtype="bfloat16"),
+    "alibi_causal": ALIBI,
+    "relative_position_parameter": REL_BIAS,
+    "sdpa_float_padding_mask": SDPA_PAD,
 }
 
 

@@ -15,9 +15,14 @@ prove equal to the flash kernel's semantics:
   becomes the kernel's causal flag and its nodes are not computed at all;
 - a boolean mask read from a tensor (a registered tril buffer, SDPA's boolean attn_mask)
   is handed to the kernel as a mask operand, which is exact for any values;
-- additive masks of arbitrary values, dropout, a fill other than -inf, scores or
-  probabilities also used elsewhere: no match, the reason goes to the plan's notes, and the
-  ops keep their matmul/reduction kernels.
+- an additive float tensor of the scores' dtype (a relative-position or ALiBi bias, a
+  padding mask of large negatives), computed or read, is handed over as an additive mask
+  operand when it is the innermost mask and no scale follows it (the kernel adds it to the
+  scaled scores, then applies the causal mask);
+- one causal mask and one mask operand may be combined;
+- dropout, a fill other than -inf, two mask operands, scores or probabilities also used
+  elsewhere: no match, the reason goes to the plan's notes, and the ops keep their
+  matmul/reduction kernels.
 """
 
 from __future__ import annotations
@@ -69,13 +74,14 @@ class AttentionMatch:
     #: scale of the scores: (a number or a scalar node, divides by it)
     factors: list[tuple[Any, bool]]
     causal: bool
-    mask: fx.Node | None  # a boolean mask operand (broadcast to the scores)
+    mask: fx.Node | None  # a mask operand (broadcast to the scores): boolean or additive
     mask_keeps: bool  # scores are kept where ``mask`` is True (else where it is False)
     safe: bool  # a fully masked row gives zeros (SDPA's guard) rather than NaN
     output: fx.Node
     dtype: torch.dtype
     causal_root: fx.Node | None = None  # the causal mask the kernel applies (never computed)
     nodes: set[fx.Node] = field(default_factory=set)
+    additive: bool = False  # ``mask`` is a float tensor added to the scaled scores
 
     @property
     def scalars(self) -> list[fx.Node]:
@@ -248,7 +254,7 @@ def _match(b2: fx.Node) -> AttentionMatch:
     # from here on the pattern is attention: every failure is reported
     v = _chain(b2.args[1], rank, pat, frame, upcast=half)
     factors: list[tuple[Any, bool]] = []
-    b1, causal, mask, keeps = _scores(x, rank, pat, factors)
+    b1, causal_root, mask, keeps, additive = _scores(x, rank, pat, factors)
     if rank == 4 and not all(_eq(a, b) for a, b in zip(_val(b1).shape[:1],
                                                         _val(b2).shape[:1], strict=True)):
         raise _Rejected("the two bmms have different batch sizes")
@@ -269,8 +275,8 @@ def _match(b2: fx.Node) -> AttentionMatch:
             others = ", ".join(u.name for u in n.users if u not in pat)
             raise _Rejected(f"{n.name} ({_op(n)}) is also used by {others}: the scores or "
                             "probabilities are needed outside the kernel")
-    return AttentionMatch(q, k, v, rank, factors, causal, None if causal else mask, keeps,
-                          safe, out, dtype, causal_root=mask if causal else None, nodes=pat)
+    return AttentionMatch(q, k, v, rank, factors, causal_root is not None, mask, keeps, safe,
+                          out, dtype, causal_root=causal_root, nodes=pat, additive=additive)
 
 
 def _merge_source_of_output(n: fx.Node, b2: fx.Node) -> bool:
@@ -400,22 +406,24 @@ def _guard_nodes(cond: fx.Node, x: fx.Node, rank: int) -> list[fx.Node] | None:
 
 
 def _scores(x: fx.Node, rank: int, pat: set[fx.Node], factors: list[tuple[Any, bool]]
-            ) -> tuple[fx.Node, bool, fx.Node | None, bool]:
-    """Walk from the softmax input back to the Q K^T bmm: (bmm, causal, mask, keeps)."""
+            ) -> tuple[fx.Node, fx.Node | None, fx.Node | None, bool, bool]:
+    """Walk from the softmax input back to the Q K^T bmm: (bmm, causal root, mask operand,
+    keeps, additive). At most two mask steps: one causal, one operand."""
     node = x
-    after_mask: list[tuple[Any, bool]] = []  # scale factors applied after the mask
-    mask_seen = False
-    causal, mask, keeps = False, None, True
+    #: scale factors between mask steps: segs[i] is applied after i steps of the walk, so
+    #: segs[-1] scales the raw scores and the others follow a mask
+    segs: list[list[tuple[Any, bool]]] = [[]]
+    steps: list[tuple[str, fx.Node | None, bool]] = []  # (causal | bool | add, node, keeps)
     while True:
         pat.add(node)
         name = _op(node)
         sc = _scale_of(node)
         if sc is not None:
-            (after_mask if not mask_seen else factors).append((sc[1], sc[2]))
+            segs[-1].append((sc[1], sc[2]))
             node = sc[0]
         elif _float_cast(node):
             node = node.args[0]
-        elif name == "where" and not mask_seen and len(node.args) == 3:
+        elif name == "where" and len(steps) < 2 and len(node.args) == 3:
             c, a, b = node.args
             if _const(a) == -math.inf and _tensor(b):
                 keep, node = False, b
@@ -427,14 +435,17 @@ def _scores(x: fx.Node, rank: int, pat: set[fx.Node], factors: list[tuple[Any, b
             if not _same_shape(node, x):
                 raise _Rejected("the mask broadcasts the scores to a larger shape")
             causal, mask, keeps = _bool_mask(c, keep, _val(x), pat)
-            mask_seen = True
-        elif name == "add" and not mask_seen and len(node.args) == 2 and not node.kwargs:
+            steps.append(("causal" if causal else "bool", mask, keeps))
+            segs.append([])
+        elif name == "add" and len(steps) < 2 and len(node.args) == 2 and not node.kwargs:
             a, b = node.args
             t, m = (a, b) if _leads_to_bmm(a) else (b, a)
             if not (_tensor(t) and _tensor(m) and _same_shape(t, x)):
                 raise _Rejected("the scores plus a tensor of another shape")
-            causal, mask, keeps = _additive_mask(m, _val(x), pat)
-            mask_seen, node = True, t
+            causal, mask, keeps, additive = _additive_mask(m, _val(x), _val(t).dtype, pat)
+            steps.append(("causal" if causal else "add" if additive else "bool", mask, keeps))
+            segs.append([])
+            node = t
         elif name == "bmm" and rank == 3:
             break
         elif rank == 4 and name in _MERGES and _op(node.args[0]) == "bmm":
@@ -450,15 +461,28 @@ def _scores(x: fx.Node, rank: int, pat: set[fx.Node], factors: list[tuple[Any, b
             raise _Rejected(f"{node.name} ({name}) between Q @ K^T and the softmax")
         if not _tensor(node):
             raise _Rejected(f"{node} is not a tensor")
-    if mask_seen:
-        for f, _ in after_mask:
+    kinds = [k for k, _, _ in steps]
+    if kinds.count("causal") > 1 or len(kinds) - kinds.count("causal") > 1:
+        raise _Rejected("two mask operands (the kernel reads one, and a causal mask)")
+    if "add" in kinds and kinds[-1] != "add":
+        raise _Rejected("an additive bias applied after a mask (the kernel adds it first)")
+    for seg in segs[:-1]:  # after a mask: must commute with it
+        for f, _ in seg:
             if not (isinstance(f, (int, float)) and f > 0):
                 raise _Rejected("a scale applied after the mask that is not a positive "
                                 "constant")
-    factors.extend(after_mask)
+            if "add" in kinds:
+                raise _Rejected("a scale applied after an additive bias (it would scale "
+                                "the bias too)")
+    for seg in segs:
+        factors.extend(seg)
     if len(node.args) != 2 or node.kwargs:
         raise _Rejected(f"{node.name}: unexpected bmm arguments")
-    return node, causal, mask, keeps
+    causal_root = next((n for k, n, _ in steps if k == "causal"), None)
+    operand = next(((n, keeps, k == "add") for k, n, keeps in steps if k != "causal"), None)
+    if operand is None:
+        return node, causal_root, None, True, False
+    return node, causal_root, operand[0], operand[1], operand[2]
 
 
 def _leads_to_bmm(n: Any, depth: int = 8) -> bool:
@@ -512,10 +536,11 @@ def _bool_mask(c: Any, keep: bool, scores: torch.Tensor, pat: set[fx.Node]
     return False, c, keep
 
 
-def _additive_mask(m: fx.Node, scores: torch.Tensor, pat: set[fx.Node]
-                   ) -> tuple[bool, fx.Node | None, bool]:
-    """(causal, mask, keeps) of scores + m, as ``_bool_mask``; a 0 / -inf mask of a
-    boolean tensor is read as that tensor."""
+def _additive_mask(m: fx.Node, scores: torch.Tensor, dtype: torch.dtype, pat: set[fx.Node]
+                   ) -> tuple[bool, fx.Node | None, bool, bool]:
+    """(causal, mask, keeps, additive) of scores + m, as ``_bool_mask``; a 0 / -inf mask of a
+    boolean tensor is read as that tensor, any other float tensor of the scores' ``dtype``
+    is an additive operand (computed outside the kernel if it is computed)."""
     if not _broadcasts(m, scores.shape):
         raise _Rejected("an additive mask that does not broadcast to the scores")
 
@@ -526,7 +551,7 @@ def _additive_mask(m: fx.Node, scores: torch.Tensor, pat: set[fx.Node]
 
     if _size_only(m) and _is_causal(m, scores, keep_of):
         _absorb_ancestors(m, pat)
-        return True, m, True
+        return True, m, True, False
     w = m.args[0] if _float_cast(m) else m
     if _op(w) == "where" and len(w.args) == 3:
         c, a, b = w.args
@@ -536,8 +561,10 @@ def _additive_mask(m: fx.Node, scores: torch.Tensor, pat: set[fx.Node]
                 if _exclusive(x, pat):
                     pat.add(x)
             _absorb_consts([a, b], pat)
-            return _bool_mask(c, vals[0] == 0.0, scores, pat)
-    raise _Rejected("an additive mask of arbitrary values (not a 0 / -inf boolean mask)")
+            return (*_bool_mask(c, vals[0] == 0.0, scores, pat), False)
+    if _val(m).dtype != dtype:
+        raise _Rejected(f"an additive mask of {_val(m).dtype} on {dtype} scores")
+    return False, m, True, True
 
 
 # ----------------------------------------------------- masks computed from sizes

@@ -195,7 +195,20 @@ class _Emitter:
                     heapq.heappush(ready, (rank[w], w))
         if len(out) != len(units):
             raise RuntimeError("kernelcraft: the fused groups form a cycle")
-        return out
+        # a node read only by members of kernels that do not take it as an operand (an
+        # arange under a causal mask the attention kernel applies itself) is not emitted
+        reads = {id(u): (self.kernels[u.id].inputs if isinstance(u, Group)
+                         else u.all_input_nodes) for u in units}
+        needed = {id(u) for u in units if not isinstance(u, Group) and not u.users}
+        needed |= {id(u) for u in units if isinstance(u, Group)}
+        todo = list(needed)
+        while todo:
+            for a in reads[todo.pop()]:
+                v = unit_of.get(a)
+                if v is not None and id(v) not in needed:
+                    needed.add(id(v))
+                    todo.append(id(v))
+        return [u for u in out if id(u) in needed]
 
     def launch(self, g: Group, k: KernelSource) -> list[str]:
         args = ", ".join([self.name(a) for a in k.inputs]

@@ -628,6 +628,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         g.nodes.sort(key=order.__getitem__)
     plan = Plan(gm.graph, live, group_of, notes)
     _finish(plan)
+    _drop_unread(plan)
     return plan
 
 
@@ -1120,6 +1121,27 @@ def _reduced_context_ok(n: fx.Node, g: Group, shape: tuple[str, ...]) -> bool:
 
 def group_of_member(n: fx.Node, g: Group) -> bool:
     return n in g.nodes
+
+
+def _drop_unread(plan: Plan) -> None:
+    """Drop the groups whose values nothing reads. An attention group reads only its
+    template's operands (the nodes of a causal mask it applies itself are never computed),
+    so an ``arange`` that fed that mask and a bias the kernel takes would otherwise run as
+    an extern op whose result no kernel uses."""
+    for g in plan.groups:
+        if g.kind == "attention" and g.template is not None:
+            g.inputs = list(g.template.inputs)
+    while True:
+        read = {a for n in plan.graph.nodes if n.op == "output" for a in n.all_input_nodes}
+        for g in plan.groups:
+            read.update(g.inputs)
+        dead = [g for g in plan.groups if not any(n in read for n in g.nodes)]
+        if not dead:
+            return
+        plan.groups = [g for g in plan.groups if g not in dead]
+        for g in dead:
+            for n in g.nodes:
+                plan.group_of.pop(n, None)
 
 
 def _finish(plan: Plan) -> None:

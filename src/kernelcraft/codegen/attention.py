@@ -30,13 +30,18 @@ accumulation, P rounded to the input dtype before P @ V as on the GPU, and the o
 input dtype.
 
 The same emulation can be written out (``SPLIT``, the default for fp32 on NVIDIA): a split
-pass (``_kc_attention_pieces``, one launch) writes Q, K and V once as bf16 pieces (hi, mid,
-lo; V hi and mid), and the kernel takes the six and three bf16 products itself. Triton's own
-``input_precision`` splits K and V again for every query tile and keeps fp32 Q in registers;
-reading the pieces ran the strict-fp32 kernel 1.1-1.5x faster on the H200 (best spill-free
-tile of each, split pass included). As in Triton's decomposition the products of a step sum
-from zero and join the running output in an fp32 add: fed through the tensor-core
-accumulator, the output lost bits at every KV step (4x the error at 4096 keys).
+pass (``_kc_attention_pieces``, one launch) writes Q, K and V once as pieces, and the kernel
+takes the products itself. Triton's own ``input_precision`` splits K and V again for every
+query tile and keeps fp32 Q in registers; reading bf16 pieces (hi, mid, lo; V hi and mid:
+six and three products) ran the strict-fp32 kernel 1.1-1.5x faster on the H200 (best
+spill-free tile of each, split pass included). With SPLIT bit 16 (the default) Q and K are
+instead two fp16 pieces of each row divided by a power of two (the row's largest magnitude,
+rounded down: no overflow, no fp16 subnormals), the scales kept beside them and applied to
+the score tile: two fp16 pieces hold about 22 bits, so three products (hi hi, hi lo, lo hi)
+come within 2x of bf16x6's error, and the kernel ran another 1.2-1.6x faster. As in
+Triton's decomposition the products of a step sum from zero and join the running output in
+an fp32 add: fed through the tensor-core accumulator, the output lost bits at every KV step
+(4x the error at 4096 keys).
 Under the interpreter 16-bit dots are widened to fp32 (Triton 3.9's interpreted bf16 dot
 is wrong), after the same rounding, so the CPU tests see the GPU's numerics.
 

@@ -5,9 +5,9 @@ The kernel library (``attention.py`` without its imports; ``attention`` renamed
 the operands the planner found (``attention_pattern.py``) into the kernel's [B, H, S, D]
 views without copying (a transpose, a broadcast of size-1 batch or head dims, a leading
 unit dim for bmm-shaped [B*H, S, D] operands), multiplies the captured scale factors and
-calls the kernel with the causal flag, the boolean mask and the fully-masked-row rule the
-pattern had. fp32 dots take the module's precision table (strict fp32 emulated on tensor
-cores), 16-bit inputs native dots.
+calls the kernel with the causal flag, the boolean or additive mask and the
+fully-masked-row rule the pattern had. fp32 dots take the module's precision table (strict
+fp32 emulated on tensor cores), 16-bit inputs native dots.
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
                                                     sizes["Dv"])
     # unsplit: spaces.build_spec splits (bcast: batch / head dims each operand broadcasts)
     sig, consts, attrs, bcast = _build_spec(m, sizes, bm, bn)
-    mask_kind = "none" if m.mask is None else "boolean tensor"
+    mask_kind = ("none" if m.mask is None else "additive tensor" if m.additive
+                 else "boolean tensor")
     cfg: dict[str, Any] = {
         "template": "attention", "causal": m.causal, "mask": mask_kind,
         "BLOCK_M": bm, "BLOCK_N": bn, "num_warps": nw, "num_stages": ns, "SPLIT": split,
@@ -141,7 +142,9 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
                       ("s_ob s_oh s_om s_od", [H * M * Dv, M * Dv, Dv, 1])):
         ints.update(zip(names.split(), st, strict=True))
     ptr = "*" + TRITON_DTYPE[str(m.dtype)]
-    sig = {"Q": ptr, "K": ptr, "V": ptr, "Mask": "*u8" if m.mask is not None else ptr,
+    mptr = ptr if m.mask is None else (
+        "*" + TRITON_DTYPE[str(val(m.mask).dtype)] if m.additive else "*u8")
+    sig = {"Q": ptr, "K": ptr, "V": ptr, "Mask": mptr,
            "Out": ptr, "QS": ptr, "KS": ptr, "qk_scale": "fp32"}  # QS, KS: Out unless split
     attrs: dict[str, Any] = {p: [["tt.divisibility", 16]]
                              for p in ("Q", "K", "V", "Mask", "Out", "QS", "KS")}
@@ -150,7 +153,8 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
     pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
     prec = attention._KC_ATTN_DOT_PRECISION["cuda"] if m.dtype == torch.float32 else "ieee"
     consts.update(BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(D), BLOCK_DV=pow2(Dv),
-                  CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 2, PREC=prec,
+                  CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 1 if m.additive else 2,
+                  PREC=prec,
                   PREC_QK=attention._KC_ATTN_QK_PRECISION.get(prec, prec), UPCAST=False,
                   SAFE=m.safe, SPLIT=0)
     return sig, consts, attrs, bcast
