@@ -812,6 +812,7 @@ def test_additive_biases_are_mask_operands(case: str, write: Any) -> None:
     assert not any(g.kind == "reduction" or "bmm" in g.describe() for g in plan.kernels
                    if g.kind != "attention")
     assert not plan.notes
+    assert not plan.externs  # ALiBi's arange fed only the causal mask and the bias kernel
 
 
 #: id: (source, a word the planner's note must contain)
@@ -933,6 +934,10 @@ def test_generated_module_runs_attention_and_is_correct(case: str, write: Any,
                if line.startswith(("import ", "from "))}
     assert imports <= {"math", "operator", "torch", "triton", "triton.language"}
     assert "| attention |" in gen.report_path.read_text()
+    # the forward computes nothing for the masks the kernel applies itself (ALiBi's arange
+    # fed its causal mask and the bias kernel, which computes its own positions)
+    forward = generated.split("def _kc_v0_forward", 1)[1].split("\n\n", 1)[0]
+    assert "aten.arange" not in forward, forward
 
 
 @pytest.mark.skipif(INTERPRET, reason="@triton.jit functions are not compilable under "

@@ -1124,10 +1124,11 @@ def group_of_member(n: fx.Node, g: Group) -> bool:
 
 
 def _drop_unread(plan: Plan) -> None:
-    """Drop the groups whose values nothing reads. An attention group reads only its
-    template's operands (the nodes of a causal mask it applies itself are never computed),
-    so an ``arange`` that fed that mask and a bias the kernel takes would otherwise run as
-    an extern op whose result no kernel uses."""
+    """Drop the groups whose values nothing reads (a node with no users at all is kept: it
+    is there for its effect, as the capture's index checks are). An attention group reads
+    only its template's operands (the nodes of a causal mask it applies itself are never
+    computed), so an ``arange`` that fed that mask and a bias the kernel takes would
+    otherwise run as an extern op whose result no kernel uses."""
     for g in plan.groups:
         if g.kind == "attention" and g.template is not None:
             g.inputs = list(g.template.inputs)
@@ -1135,7 +1136,8 @@ def _drop_unread(plan: Plan) -> None:
         read = {a for n in plan.graph.nodes if n.op == "output" for a in n.all_input_nodes}
         for g in plan.groups:
             read.update(g.inputs)
-        dead = [g for g in plan.groups if not any(n in read for n in g.nodes)]
+        # a node nothing reads at all is there for its effect (``_assert_async``): kept
+        dead = [g for g in plan.groups if not any(n in read or not n.users for n in g.nodes)]
         if not dead:
             return
         plan.groups = [g for g in plan.groups if g not in dead]

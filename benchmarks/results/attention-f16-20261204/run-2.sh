@@ -13,5 +13,5 @@ timeout 100 python3 benchmarks/attention_gpu.py --out $OUT/small.jsonl --budget-
     --precisions bf16x3 --sweep --splits 15 31 --no-bf16 \
     --configs '[[64,64,4,2],[64,64,4,3],[128,64,8,2]]' \
     --shapes '[[16,8,1024,64,0],[16,8,1024,64,1],[16,8,1024,64,0]]' > $OUT/small-log.txt 2>&1
-python3 benchmarks/results/attention-f16-20261204/show.py $OUT/attention.jsonl
-python3 benchmarks/results/attention-f16-20261204/show.py $OUT/small.jsonl
+python3 benchmarks/results/attention-split-20261204/show.py $OUT/attention.jsonl
+python3 benchmarks/results/attention-split-20261204/show.py $OUT/small.jsonl

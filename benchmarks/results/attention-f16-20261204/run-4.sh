@@ -10,4 +10,4 @@ timeout 400 python3 benchmarks/attention_gpu.py --out $OUT/attention.jsonl --bud
     --configs '[[128,128,8,2],[128,128,8,3],[128,64,4,3],[128,128,4,2],[64,128,4,2],[128,64,8,3],[64,64,4,3],[128,64,4,2]]' \
     --shapes "${SHAPES:-[[16,8,1024,64,0],[16,8,1024,128,0],[4,16,4096,128,0],[4,16,4096,64,0]]}" \
     > $OUT/attention-log.txt 2>&1
-python3 benchmarks/results/attention-f16-20261204/show.py $OUT/attention.jsonl
+python3 benchmarks/results/attention-split-20261204/show.py $OUT/attention.jsonl

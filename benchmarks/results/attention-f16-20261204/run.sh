@@ -14,4 +14,4 @@ timeout 500 python3 benchmarks/attention_gpu.py --out $OUT/attention.jsonl --bud
     --configs '[[64,64,4,2],[64,64,4,3],[128,64,8,2],[128,32,8,2],[128,64,8,1]]' \
     --shapes '[[16,8,1024,128,0],[16,8,1024,128,1],[4,16,4096,128,0],[4,16,4096,128,1],[8,16,2048,128,0],[8,16,2048,128,1],[16,8,1024,64,0],[16,8,1024,64,1],[4,16,4096,64,0],[4,16,4096,64,1],[8,16,2048,64,0],[8,16,2048,64,1]]' \
     > $OUT/attention-log.txt 2>&1
-python3 benchmarks/results/attention-f16-20261204/show.py $OUT/attention.jsonl
+python3 benchmarks/results/attention-split-20261204/show.py $OUT/attention.jsonl
