@@ -6,7 +6,8 @@ comparison against a float64 SDPA), its median time with the heuristic config an
 of a small config sweep, and eager SDPA fp32 / torch.compile fp32 timed in the same run;
 then bf16 against SDPA's flash backend. One JSON line per measurement in --out. ``--alt
 FILE`` also times another version of the template (a copy of ``codegen/attention.py``, which
-is self-contained) with its own heuristic config beside each heuristic row.
+is self-contained) with its own heuristic config beside each heuristic row (several files:
+each row names its file's stem in ``alt``); ``--no-fp32`` leaves out the fp32 rows.
 
 Usage (repository root, a CUDA machine): python3 benchmarks/attention_gpu.py --out a.jsonl
 """
@@ -38,7 +39,8 @@ SWEEP = [dict(BLOCK_M=bm, BLOCK_N=bn, num_warps=w, num_stages=s)
 SPLITS: tuple[int, ...] = (0,)
 SWEEP_SHAPES: list[tuple[int, ...]] | None = None
 BF16 = True
-ALT: Any = None  # another version of the template's module (--alt)
+ALT: dict[str, Any] = {}  # other versions of the template's module by file stem (--alt)
+FP32 = True
 
 
 _SEEN: set[int] = set()
@@ -91,11 +93,12 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
             nbytes = q.numel() * (12 + written) + (2 * q.numel() // d * 4 if qk > 3 else 0)
             emit(shape | dict(impl="split_pass" if qk == 3 else "split_pass_f16", ms=ms,
                               bytes=nbytes, tb_per_s=nbytes / ms / 1e9))
-    compiled_fn = torch.compile(sdpa)
-    compiled = timed(compiled_fn, (q, k, v))
-    emit(shape | dict(impl="eager_sdpa_fp32", ms=eager, ref_rel_l2=ref_err.rel_l2))
-    emit(shape | dict(impl="compile_sdpa_fp32", ms=compiled))
-    for prec in PRECISIONS:
+    if FP32:
+        compiled_fn = torch.compile(sdpa)
+        compiled = timed(compiled_fn, (q, k, v))
+        emit(shape | dict(impl="eager_sdpa_fp32", ms=eager, ref_rel_l2=ref_err.rel_l2))
+        emit(shape | dict(impl="compile_sdpa_fp32", ms=compiled))
+    for prec in PRECISIONS if FP32 else ():
         table = {"cuda": prec}
 
         def ours(q, k, v, table=table, cfg=None):
@@ -114,14 +117,15 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
             emit(shape | dict(impl="kc_fp32", precision=prec, config="heuristic",
                               error=f"{type(exc).__name__}: {exc}"[:400]))
             continue
-        if ALT is not None:
-            def alt(q, k, v, table=table):
-                return ALT.attention(q, k, v, scale=scale, causal=causal,
+        for name, mod in ALT.items():
+            def alt(q, k, v, table=table, mod=mod):
+                return mod.attention(q, k, v, scale=scale, causal=causal,
                                      precision_table=table)
             chk = compare_one(0, alt(q, k, v), ref, ref64, "fp32")
             ms = timed(alt, (q, k, v))
-            emit(shape | dict(impl="kc_fp32_alt", precision=prec, config="heuristic", ms=ms,
-                              ok=chk.ok, rel_l2=chk.rel_l2, vs_eager=eager / ms))
+            emit(shape | dict(impl="kc_fp32_alt", alt=name, precision=prec,
+                              config="heuristic", ms=ms, ok=chk.ok, rel_l2=chk.rel_l2,
+                              vs_eager=eager / ms))
         if not sweep or prec != "bf16x3" or (SWEEP_SHAPES is None and (causal or s == 2048)):
             continue
         for cfg in ({**c, "SPLIT": sp} for c in SWEEP for sp in SPLITS):
@@ -149,14 +153,15 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
     emit(shape | dict(impl="kc_bf16", config="heuristic", ms=ms, sdpa_bf16_ms=flash,
                       ok=chk.ok, rel_l2=chk.rel_l2, vs_sdpa=flash / ms,
                       **compiled_resources()))
-    if ALT is not None:
-        chk = compare_one(0, ALT.attention(qb, kb, vb, scale=scale, causal=causal), refb,
+    for name, mod in ALT.items():
+        chk = compare_one(0, mod.attention(qb, kb, vb, scale=scale, causal=causal), refb,
                           ref64, "bf16")
-        ms = timed(lambda q, k, v: ALT.attention(q, k, v, scale=scale, causal=causal),
-                   (qb, kb, vb))
-        emit(shape | dict(impl="kc_bf16_alt", config="heuristic", ms=ms, ok=chk.ok,
-                          vs_sdpa=flash / ms))
-    for cfg in SWEEP if sweep and s != 2048 and not causal else []:
+        ms = timed(lambda q, k, v, mod=mod: mod.attention(q, k, v, scale=scale,
+                                                          causal=causal), (qb, kb, vb))
+        emit(shape | dict(impl="kc_bf16_alt", alt=name, config="heuristic", ms=ms,
+                          ok=chk.ok, rel_l2=chk.rel_l2, vs_sdpa=flash / ms))
+    bf16_sweep = sweep and (SWEEP_SHAPES is not None or (s != 2048 and not causal))
+    for cfg in SWEEP if bf16_sweep else []:
         try:
             got = attention(qb, kb, vb, scale=scale, causal=causal, config=cfg)
             chk = compare_one(0, got, refb, ref64, "bf16")
@@ -173,14 +178,14 @@ def run_shape(b: int, h: int, s: int, d: int, causal: bool, timed, emit,
 
 
 def main() -> None:
-    global ALT, BF16, SWEEP_SHAPES, SPLITS, PRECISIONS
+    global BF16, FP32, SWEEP_SHAPES, SPLITS, PRECISIONS
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--sweep", action="store_true", help="time the config sweep too")
     ap.add_argument("--budget-ms", type=float, default=400.0)
     ap.add_argument("--configs", type=json.loads, default=None,
                     help="the sweep's configs as a JSON list of [BLOCK_M, BLOCK_N, warps, "
-                         "stages] (default: 24 tiles)")
+                         "stages] or [..., TMA] (default: 24 tiles)")
     ap.add_argument("--splits", type=int, nargs="+", default=[0],
                     help="SPLIT values the sweep crosses with its tiles (fp32 dot emulation: "
                          "0 Triton's input_precision, 1 bf16 pieces split in the kernel, "
@@ -192,17 +197,20 @@ def main() -> None:
     ap.add_argument("--no-bf16", action="store_true", help="skip the bf16 rows")
     ap.add_argument("--precisions", nargs="+", default=list(PRECISIONS),
                     help="fp32 dot precisions timed with the heuristic config")
-    ap.add_argument("--alt", type=Path, default=None,
-                    help="another version of codegen/attention.py, timed beside the heuristic")
+    ap.add_argument("--alt", type=Path, nargs="+", default=[],
+                    help="other versions of codegen/attention.py, timed beside the heuristic")
+    ap.add_argument("--no-fp32", action="store_true", help="skip the fp32 rows")
     args = ap.parse_args()
-    if args.alt:
-        spec = importlib.util.spec_from_file_location("kc_attention_alt", args.alt)
-        ALT = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(ALT)
+    for path in args.alt:
+        spec = importlib.util.spec_from_file_location(f"kc_attention_{path.stem}", path)
+        ALT[path.stem] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(ALT[path.stem])
+    FP32 = not args.no_fp32
     PRECISIONS = tuple(args.precisions)
     BF16, SPLITS = not args.no_bf16, tuple(args.splits)
     if args.configs:
-        SWEEP[:] = [dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"), c, strict=True))
+        SWEEP[:] = [dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages", "TMA"), c,
+                                 strict=False))
                     for c in args.configs]
     emit, timed = recorder(args.out, args.budget_ms)
     if args.shapes:

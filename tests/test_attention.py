@@ -322,6 +322,32 @@ def test_half_precision(case: str, dtype: torch.dtype, tol: float) -> None:
     assert _rel(out, ref64) < tol
 
 
+@interpreted
+@pytest.mark.parametrize("case", list(HALF_CASES) + ["negative_scale"])
+def test_tma_descriptors_read_k_and_v(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """K and V through TMA descriptors (the kernel's TMA branch, forced on the interpreter):
+    rows past N and head-dim columns past D read as zeros, so the output matches both the
+    float64 reference and the pointer loads; a negative scale takes the unfolded softmax."""
+    B, H, M, N, D, causal, layout, mkind = HALF_CASES.get(
+        case, (2, 3, 40, 72, 48, False, "contiguous", None))
+    scale = -0.2 if case == "negative_scale" else None
+    gen = torch.Generator().manual_seed(29)
+    q, k, v = _qkv(B, H, M, N, D, D, layout, torch.bfloat16, gen)
+    mask = _mask(mkind, B, H, M, N, torch.bfloat16, gen)
+    spy = _Spy(attn._kc_attention_fwd)
+    monkeypatch.setattr(attn, "_kc_attention_fwd", spy)
+    plain = attn.attention(q, k, v, causal=causal, attn_mask=mask, scale=scale)
+    monkeypatch.setattr(attn, "_kc_attention_tma_ok", lambda *a: True)
+    out = attn.attention(q, k, v, causal=causal, attn_mask=mask, scale=scale)
+    (_, a0, kw0), (_, a1, kw1) = spy.launches
+    assert not kw0["TMA"] and kw1["TMA"] and kw1["FOLD"] == (scale is None)
+    assert type(a1[1]).__name__ == "TensorDescriptor" and isinstance(a0[1], torch.Tensor)
+    assert a1[1].block_shape == [1, 1, kw1["BLOCK_N"], kw1["BLOCK_D"]]
+    ref64 = _reference(q, k, v, causal, mask, scale, torch.float64)
+    assert _rel(out, ref64) < 1e-2
+    assert _rel(out, plain) < 1e-2
+
+
 # ---- configs and launches
 
 
@@ -439,6 +465,24 @@ def test_precision_table_and_knobs_reach_the_launch(monkeypatch: pytest.MonkeyPa
     for bad in (2, 16, 17, 19, 25, 32, -1, "15"):
         with pytest.raises(ValueError, match="SPLIT"):
             launch("cuda", config={"SPLIT": bad})
+    # 16-bit on sm_90 and later: K and V as TMA descriptors, unless the layout or the
+    # config says no; the scale folds into the softmax's fma when positive
+    h = q.half()
+    assert not launch("cuda", h)["TMA"]  # no capability 9 device here
+    monkeypatch.setattr(attn, "_kc_attention_cc", lambda dev: 9)
+    kw = launch("cuda", h)
+    assert kw["TMA"] and kw["FOLD"] and (kw["BLOCK_M"], kw["num_warps"]) == (16, 8)
+    (_, args, _) = spy.launches[-1]
+    assert [type(a).__name__ for a in args[:3]] == ["Tensor", "TensorDescriptor",
+                                                    "TensorDescriptor"]
+    assert not launch("cuda", h, config={"TMA": 0})["TMA"]
+    assert not launch("cuda", h, scale=-1.0)["FOLD"]
+    assert not launch("hip", h)["TMA"] and not launch("cuda")["TMA"]  # AMD; fp32 pieces
+    assert not launch("cuda", h.expand(3, 2, 8, 16))["TMA"]  # a stride-0 batch dim
+    assert not launch("cuda", torch.randn(1, 2, 8, 12).half())["TMA"]  # 24-byte rows
+    assert not launch("cuda", torch.randn(1, 2, 8, 160).half())["TMA"]  # D > 128
+    monkeypatch.setattr(attn, "_kc_attention_cc", lambda dev: 8)
+    assert not launch("cuda", h)["TMA"]
 
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda", "hip"])
@@ -459,6 +503,18 @@ def test_heuristic_configs(backend: str, itemsize: int) -> None:
     assert attn._kc_attention_config(4096, 4096, 64, 2, "cuda")[:2] == (128, 64)
     assert attn._kc_attention_config(4096, 4096, 128, 2, "cuda")[:2] == (64, 64)
     assert attn._kc_attention_config(4096, 4096, 64, 2, "hip")[:2] == (64, 64)
+
+
+def test_tma_tiles() -> None:
+    """16-bit through TMA: the H200 sweep's tiles; the stages fit a smaller shared memory."""
+    cfg = attn._kc_attention_config
+    assert cfg(4096, 4096, 64, 2, "cuda", 232448, tma=True) == (128, 64, 8, 3)
+    assert cfg(4096, 4096, 128, 2, "cuda", 232448, tma=True) == (128, 128, 8, 3)
+    assert cfg(4096, 4096, 128, 2, "cuda", 232448, True, tma=True) == (64, 64, 4, 3)
+    assert cfg(4096, 4096, 64, 2, "cuda", 232448, True, tma=True) == (64, 64, 4, 3)
+    assert cfg(300, 40, 128, 2, "cuda", 232448, tma=True) == (128, 64, 8, 3)  # short keys
+    bm, bn, nw, ns = cfg(4096, 4096, 128, 2, "cuda", 101376, tma=True)  # 99 KiB (sm_120)
+    assert (ns * 2 * bn + bm) * 128 * 2 + 1024 <= 101376 and nw == 8
 
 
 @pytest.mark.parametrize("version,wide", [("3.6.0", True), ("3.5.1", True), ("3.9.0", False),
@@ -568,7 +624,8 @@ def test_split_pass_cross_compiles(arch: str, tmp_path: Path, monkeypatch: pytes
 def test_cross_compiles(arch: str, dtype: torch.dtype, tmp_path: Path,
                         monkeypatch: pytest.MonkeyPatch, launch_signature: Any,
                         torch_pieces: None) -> None:
-    """The heuristic's config at a large size builds without spills, fp32 as bf16x3."""
+    """The heuristic's config at a large size builds without spills, fp32 as bf16x3, bf16
+    on sm_90 with K and V through TMA."""
     import triton
 
     from kernelcraft.target import resolve
@@ -580,6 +637,7 @@ def test_cross_compiles(arch: str, dtype: torch.dtype, tmp_path: Path,
     monkeypatch.setattr(attn, "_kc_attention_fwd", spy)
     monkeypatch.setattr(attn, "_kc_attention_device",
                         lambda dev: (target.backend, target.smem_per_block))
+    monkeypatch.setattr(attn, "_kc_attention_cc", lambda dev: 9)
     gen = torch.Generator().manual_seed(5)
     q, k, v = _qkv(1, 2, 1024, 1024, 64, 64, "bshd", dtype, gen)
     attn.attention(q, k, v, causal=True, attn_mask=_mask("b1mn", 1, 2, 1024, 1024, dtype, gen))
@@ -597,6 +655,8 @@ def test_cross_compiles(arch: str, dtype: torch.dtype, tmp_path: Path,
     if target.backend == "cuda":
         ptx = compiled.asm["ptx"]
         assert re.search(r"wgmma\.mma_async\S*bf16", ptx)  # fp32 as bf16x3 on tensor cores
+        assert consts["TMA"] == (dtype == torch.bfloat16)
+        assert ("cp.async.bulk.tensor" in ptx) == (dtype == torch.bfloat16)
         assert "ld.local" not in ptx and "st.local" not in ptx  # no spills
     else:
         gcn = compiled.asm["amdgcn"]

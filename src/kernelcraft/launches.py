@@ -57,6 +57,9 @@ def _arg(value: Any) -> tuple[str, Any, bool]:
         return "fp32", None, False
     if value is None:
         return "constexpr", None, False
+    if type(value).__name__ == "TensorDescriptor":  # triton.tools.tensor_descriptor (TMA)
+        return (f"tensordesc<{_DTYPES[value.base.dtype]}{list(value.block_shape)}>", None,
+                False)
     raise TypeError(f"cannot specialise a launch argument of type {type(value).__name__}")
 
 

@@ -59,7 +59,7 @@ def build_all(variant: Variant, module_path: Path, targets: list[Target], precis
             fam = groups[gid].kind
             space = space_for(k, fam, t)
             cfg = _current(variant, k, fam, t, space)
-            spec = build_spec(k, fam, cfg)
+            spec = build_spec(k, fam, cfg, t)
             items.append((t, gid, k, fam, space, cfg, spec))
     built = compile_pairs(module_path, [(it[6], it[0].key) for it in items], jobs=jobs)
     rows: list[dict[str, Any]] = []
@@ -114,7 +114,7 @@ def _alternative(module_path: Path, k: KernelSource, fam: str, space: Space,
         batch = order[r * BATCH:(r + 1) * BATCH]
         if not batch:
             break
-        specs = [build_spec(k, fam, c) for c in batch]
+        specs = [build_spec(k, fam, c, t) for c in batch]
         rows = cross_compile(module_path, specs, [t.key], jobs=jobs)
         tried += len(batch)
         for c, row in zip(batch, rows, strict=True):  # best-ranked first

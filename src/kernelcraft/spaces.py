@@ -297,6 +297,11 @@ def _attention(k: KernelSource, t: Target) -> Space:
     if split:  # fp32 on NVIDIA: pieces of Q, K, V split beforehand (Q and K as scaled fp16,
         # or bf16), of K and V, or none
         knobs += (Choice("SPLIT", (0, 7, 15, 31)),)
+    from kernelcraft.codegen.attention_group import tma_on
+
+    tma = tma_on(at, t)
+    if tma:  # 16-bit K and V through TMA descriptors or pointers
+        knobs += (Choice("TMA", (0, 1)),)
     q_tiles = 0 if t.backend == "hip" else 1  # Q staged in shared memory on NVIDIA
 
     def fits(c: Config) -> str | None:
@@ -307,6 +312,8 @@ def _attention(k: KernelSource, t: Target) -> Space:
         if c.get("SPLIT", 0):  # pieces: 3 of Q and K (2 with bit 16), 2 of V
             qk = 2 if c["SPLIT"] & 16 else 3
             need = (stages * bn * (qk * bd + 2 * bdv) + q_tiles * qk * bm * bd) * 2
+        elif c.get("TMA", 0):  # K and V stages, Q, the barriers
+            need = (stages * (bd + bdv) * bn + bm * bd) * item + 1024
         else:
             need = (stages * 2 * bn + q_tiles * bm) * bd * item
         if need > t.smem_per_block:
@@ -316,10 +323,10 @@ def _attention(k: KernelSource, t: Target) -> Space:
         return None
 
     pick = _kc_attention_config(M, N, D, item, t.backend, t.smem_per_block,
-                                bool(k.config.get("causal")), split, Dv)
+                                bool(k.config.get("causal")), split, Dv, tma)
     default = dict(zip(("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"), pick, strict=True))
     default.update(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1,  # Triton's defaults
-                   SPLIT=split)
+                   SPLIT=split, TMA=int(tma))
     return Space("attention", knobs, (fits,), ctx, _default(knobs, default))
 
 
@@ -339,9 +346,11 @@ def _attention_split(spec: dict[str, Any], consts: dict[str, Any], k: KernelSour
     respec(spec["signature"], consts, spec["attrs"], k.config["at"], split)
 
 
-def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str, Any]:
+def build_spec(k: KernelSource, family: str, config: Config | None,
+               target: Target | None = None) -> dict[str, Any]:
     """The cross-compilation spec of ``k`` (as the module's full-size variant names it)
-    launched with ``config``; None: the template's own representative config."""
+    launched with ``config`` on ``target`` (None: the target ``k`` was emitted for); config
+    None: the template's own representative config."""
     from kernelcraft.export import _rename
 
     spec = k.build_spec()
@@ -350,6 +359,14 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
         if family == "attention" and k.config.get("SPLIT"):
             spec["constexprs"] = dict(spec["constexprs"])
             _attention_split(spec, spec["constexprs"], k, int(k.config["SPLIT"]))
+        elif family == "attention" and target is not None:
+            from kernelcraft.codegen.attention_group import tma_on, tma_spec
+
+            spec["constexprs"] = dict(spec["constexprs"])
+            spec["signature"] = dict(spec["signature"])
+            spec["attrs"] = dict(spec.get("attrs") or {})
+            tma_spec(spec["signature"], spec["constexprs"], spec["attrs"], k.config["at"],
+                     int(k.config["BLOCK_N"]), tma_on(k.config["at"], target))
         return spec
     consts = dict(spec["constexprs"])
     spec["num_warps"] = int(config["num_warps"])
@@ -369,8 +386,15 @@ def build_spec(k: KernelSource, family: str, config: Config | None) -> dict[str,
                 at["C"], at["taps"], config["BLOCK_K"], bool(at.get("transposed")))
         spec["num_stages"] = int(config["num_stages"])
     elif family == "attention":
+        from kernelcraft.codegen.attention_group import tma_on, tma_spec
+
         consts.update(BLOCK_M=config["BLOCK_M"], BLOCK_N=config["BLOCK_N"])
-        _attention_split(spec, consts, k, int(config.get("SPLIT", k.config.get("SPLIT", 0))))
+        split = int(config.get("SPLIT", k.config.get("SPLIT", 0)))
+        _attention_split(spec, consts, k, split)
+        at = k.config["at"]
+        on = (bool(config.get("TMA", 1)) and not split
+              and (tma_on(at, target) if target is not None else bool(consts.get("TMA"))))
+        tma_spec(spec["signature"], consts, spec["attrs"], at, config["BLOCK_N"], on)
         spec["num_stages"] = int(config["num_stages"])
         spec["options"] = {o: config[o] for o in AMD_OPTIONS if o in config}
     elif family == "scan":

@@ -345,7 +345,7 @@ class _Runner:
             if default is not None and all(c.key != default.key for c in configs):
                 configs = [default, *configs]  # built once, for its spills
         for c in configs:
-            spec = build_spec(self.k, self.g.kind, c)
+            spec = build_spec(self.k, self.g.kind, c, self.target)
             spec["config"] = c.key
             specs.append(spec)
         try:

@@ -72,16 +72,20 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
     item = torch.empty((), dtype=m.dtype).element_size()
     prec = attention._KC_ATTN_DOT_PRECISION.get(backend, "ieee")
     split = attention._kc_attention_split_mode(item, backend, prec, sizes["D"], sizes["Dv"])
+    layout = not split and _tma_layout(m)
+    tma = tma_on({"tma_layout": layout}, target)
     bm, bn, nw, ns = attention._kc_attention_config(sizes["M"], sizes["N"], sizes["D"], item,
                                                     backend, smem, m.causal, split,
-                                                    sizes["Dv"])
+                                                    sizes["Dv"], tma)
     # unsplit: spaces.build_spec splits (bcast: batch / head dims each operand broadcasts)
     sig, consts, attrs, bcast = _build_spec(m, sizes, bm, bn)
+    tma_spec(sig, consts, attrs, sizes, bn, tma)
     mask_kind = ("none" if m.mask is None else "additive tensor" if m.additive
                  else "boolean tensor")
     cfg: dict[str, Any] = {
         "template": "attention", "causal": m.causal, "mask": mask_kind,
         "BLOCK_M": bm, "BLOCK_N": bn, "num_warps": nw, "num_stages": ns, "SPLIT": split,
+        "TMA": int(tma),
         "dot": ("per backend (_KC_DOT_PRECISION)" if m.dtype == torch.float32
                 else "default (16-bit inputs)") + (
                     "; Q, K, V split into pieces beforehand (Q and K: fp16 of scaled "
@@ -89,13 +93,61 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
                     "; Q, K, V split into bf16 pieces beforehand" if split & 8 else ""),
         "chosen": "at run time from the sizes (heuristic)",
         "at": {**sizes, "itemsize": item, "target": getattr(target, "arch", backend),
-               "key": [sizes[d] for d in ("B", "H", "M", "D", "N", "Dv")], "bcast": bcast},
+               "key": [sizes[d] for d in ("B", "H", "M", "D", "N", "Dv")], "bcast": bcast,
+               "tma_layout": layout},
     }
     what = "causal " if m.causal else ("masked " if m.mask is not None else "")
     notes = [f"{what}flash attention ({'SDPA' if m.safe else 'softmax'} semantics)"]
     return KernelSource(KERNEL, wname, "", "\n".join(w), m.inputs, [m.output], cfg, notes,
                         signature=sig, constexprs=consts, num_warps=nw, num_stages=ns,
                         attrs=attrs)
+
+
+def tma_on(at: dict[str, Any], target: Any) -> bool:
+    """Whether the wrapper reads K and V through TMA descriptors on ``target``
+    (``attention._kc_attention_tma_ok`` at run time): the captured layout allows it
+    (``at["tma_layout"]``) and the target is NVIDIA sm_90 or later."""
+    return (bool(at.get("tma_layout")) and getattr(target, "backend", "cuda") == "cuda"
+            and int(getattr(target, "triton_arch", 90) or 0) >= 90)
+
+
+def _tma_layout(m: AttentionMatch) -> bool:
+    """16-bit K and V whose captured layout TMA can read: unit last stride, 16-byte
+    strides, no broadcast dim, head dims up to 128."""
+    if m.dtype not in (torch.float16, torch.bfloat16) or attention._KC_TENSOR_DESC is None:
+        return False
+    sizes = _sizes(m)
+    if max(sizes["D"], sizes["Dv"]) > 128:
+        return False
+    for o in (m.k, m.v):
+        shape, st = [hint(d) for d in val(o.base).shape], [hint(d) for d in val(o.base).stride()]
+        if o.swap:
+            shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]
+        if len(shape) < 4 and shape[:-2] != [sizes["B"], sizes["H"]][4 - len(shape):]:
+            return False  # a broadcast batch or head dim (stride 0)
+        if st[-1] != 1 or any(x == 0 or x * 2 % 16 for x in st[:-1]):
+            return False
+    return True
+
+
+def tma_spec(sig: dict[str, str], consts: dict[str, Any], attrs: dict[str, Any],
+             sizes: dict[str, Any], bn: int, on: bool) -> None:
+    """K and V as the wrapper passes them: TMA descriptors of [1, 1, BLOCK_N, BLOCK_D]
+    blocks (``on``) or pointers."""
+    consts["TMA"] = on
+    pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
+    for ptr, d in (("K", sizes["D"]), ("V", sizes["Dv"])):
+        if on:
+            sig[ptr] = f"tensordesc<{_elem(sig[ptr])}[1, 1, {bn}, {pow2(d)}]>"
+            attrs.pop(ptr, None)
+        elif sig[ptr].startswith("tensordesc<"):
+            sig[ptr] = "*" + _elem(sig[ptr])
+            attrs[ptr] = [["tt.divisibility", 16]]
+
+
+def _elem(ty: str) -> str:
+    """The element type of a pointer ("*bf16") or descriptor ("tensordesc<bf16[...]>")."""
+    return re.sub(r"^\*|^tensordesc<|\[.*$", "", ty)
 
 
 def _sizes(m: AttentionMatch) -> dict[str, int]:
@@ -156,8 +208,18 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
                   CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 1 if m.additive else 2,
                   PREC=prec,
                   PREC_QK=attention._KC_ATTN_QK_PRECISION.get(prec, prec), UPCAST=False,
-                  SAFE=m.safe, SPLIT=0)
+                  SAFE=m.safe, SPLIT=0, FOLD=_scale_sign(m) > 0, TMA=False)
     return sig, consts, attrs, bcast
+
+
+def _scale_sign(m: AttentionMatch) -> float:
+    """The sign of the captured scale: +1 where a factor is only known at run time (a
+    softmax scale is positive in every attention the matcher saw)."""
+    sign = 1.0
+    for f, _ in m.factors:
+        if isinstance(f, (int, float)):
+            sign *= 1.0 if f > 0 else -1.0 if f < 0 else 0.0
+    return sign
 
 
 def _specialize(ints: dict[str, int], sig: dict[str, str], consts: dict[str, Any],
@@ -185,6 +247,7 @@ def respec(sig: dict[str, str], consts: dict[str, Any], attrs: dict[str, Any],
     consts["SPLIT"] = split
     if split & 16:
         sig["QS"] = sig["KS"] = "*fp32"
+        consts["FOLD"] = False  # the score scale is per row and column
     B, H, M, N = (sizes[x] for x in ("B", "H", "M", "N"))
     ints: dict[str, int] = {}
     for ptr, x, rows, d, bit in (("Q", "q", M, sizes["D"], 8), ("K", "k", N, sizes["D"], 2),
