@@ -1123,27 +1123,38 @@ def group_of_member(n: fx.Node, g: Group) -> bool:
     return n in g.nodes
 
 
+def live_units(units: list[Any], roots: list[Any], reads: Any,
+               unit_of: dict[fx.Node, Any]) -> list[Any]:
+    """The ``units`` (groups, or single nodes) a root needs, in their order: the roots and,
+    transitively, the units owning the nodes each one reads (``reads(unit)``). The planner
+    drops groups nothing reads with it, and the export skips nodes only the members of
+    kernels read (kernels take their operands, not every node of their group)."""
+    live = {id(u) for u in roots}
+    todo = list(roots)
+    while todo:
+        for a in reads(todo.pop()):
+            v = unit_of.get(a)
+            if v is not None and id(v) not in live:
+                live.add(id(v))
+                todo.append(v)
+    return [u for u in units if id(u) in live]
+
+
 def _drop_unread(plan: Plan) -> None:
-    """Drop the groups whose values nothing reads (a node with no users at all is kept: it
-    is there for its effect, as the capture's index checks are). An attention group reads
-    only its template's operands (the nodes of a causal mask it applies itself are never
-    computed), so an ``arange`` that fed that mask and a bias the kernel takes would
-    otherwise run as an extern op whose result no kernel uses."""
+    """Drop the groups whose values nothing reads: a group is needed when the graph's
+    output reads one of its nodes, when one of its nodes has no users at all (it is there
+    for its effect, as the capture's index checks are), or when a needed group takes one of
+    its nodes as input. An attention group takes only its template's operands (``_finish``),
+    so an ``arange`` that fed a causal mask the kernel applies itself would otherwise run as
+    an extern op whose result no kernel uses."""
+    out = {a for n in plan.graph.nodes if n.op == "output" for a in n.all_input_nodes}
+    roots = [g for g in plan.groups if any(n in out or not n.users for n in g.nodes)]
+    live = live_units(plan.groups, roots, lambda g: g.inputs, plan.group_of)
     for g in plan.groups:
-        if g.kind == "attention" and g.template is not None:
-            g.inputs = list(g.template.inputs)
-    while True:
-        read = {a for n in plan.graph.nodes if n.op == "output" for a in n.all_input_nodes}
-        for g in plan.groups:
-            read.update(g.inputs)
-        # a node nothing reads at all is there for its effect (``_assert_async``): kept
-        dead = [g for g in plan.groups if not any(n in read or not n.users for n in g.nodes)]
-        if not dead:
-            return
-        plan.groups = [g for g in plan.groups if g not in dead]
-        for g in dead:
+        if not any(g is x for x in live):
             for n in g.nodes:
                 plan.group_of.pop(n, None)
+    plan.groups = live
 
 
 def _finish(plan: Plan) -> None:
@@ -1160,7 +1171,10 @@ def _finish(plan: Plan) -> None:
             for a in n.all_input_nodes:
                 if a not in members and a not in seen:
                     seen.append(a)
-        g.inputs = seen
+        # an attention kernel reads its template's operands only: the nodes of a mask it
+        # applies itself are never computed
+        g.inputs = (list(g.template.inputs) if g.kind == "attention" and g.template is not None
+                    else seen)
         g.outputs = [
             n for n in g.nodes
             if n in outputs_of_graph or any(u not in members for u in n.users)
