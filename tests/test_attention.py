@@ -921,6 +921,15 @@ def test_size_only_masks_that_are_not_top_left_causal_become_mask_operands(write
         "        s = s.masked_fill((j > i) | (j < i - 8), float('-inf'))"))
     m = next(g for g in _plan_of(write, window).groups if g.kind == "attention").template
     assert not m.causal and m.mask is not None and not m.mask_keeps
+    # a window wider than the small probe sizes keeps the causal triangle there: sizes past
+    # its width (and the captured ones) tell it apart
+    for seq in (72, 1024):
+        wide = _hand("none", seq=seq).replace("M, N = s.shape[-2:]", (
+            "M, N = s.shape[-2:]\n        i = torch.arange(M, device=q.device)\n"
+            "        keep = (i[None, :] <= i[:, None]) & (i[None, :] > i[:, None] - 256)\n"
+            "        s = s.masked_fill(~keep, float('-inf'))"))
+        m = next(g for g in _plan_of(write, wide).groups if g.kind == "attention").template
+        assert not m.causal and m.mask is not None, seq
     bottom_right = HAND.format(
         mask="s = s.masked_fill(~torch.ones(M, N, dtype=torch.bool, device=q.device)"
              ".tril(N - M), float('-inf'))", seq=72, dim=32).replace(
@@ -973,6 +982,12 @@ GENERATED: dict[str, str] = {
     "alibi_causal": ALIBI,
     "relative_position_parameter": REL_BIAS,
     "sdpa_float_padding_mask": SDPA_PAD,
+    # Mistral's sliding window, wider than the small probe sizes and narrower than the
+    # judged sequence: read as a boolean mask (built in one pointwise kernel), not causal
+    "sliding_window_96": _hand("none", seq=160, dim=32).replace(
+        "M, N = s.shape[-2:]", "M, N = s.shape[-2:]\n        i = torch.arange(M, device=q.device)\n"
+        "        keep = (i[None, :] <= i[:, None]) & (i[None, :] > i[:, None] - 96)\n"
+        "        s = s.masked_fill(~keep, float('-inf'))"),
 }
 
 

@@ -64,6 +64,28 @@ def test_pointwise_module_is_correct_and_self_contained(write, tmp_path):
     assert "pointwise" in report and "correct: yes" in report
 
 
+BITWISE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, ids):
+        keep = (ids & 3 == 1) | (ids > 900) ^ (ids % 2 == 0)
+        return torch.where(keep & (x > 0), x, -x) + ((ids | 8) ^ 5).float()
+
+batch, n = 64, 1000
+def get_inputs(): return [torch.randn(batch, n), torch.randint(0, 1000, (batch, n))]
+def get_init_inputs(): return []
+"""
+
+
+def test_bitwise_ops_fuse_into_the_pointwise_kernel(write, tmp_path):
+    """Integer and boolean and / or / xor are pointwise ops, not extern groups."""
+    gen = generate(write("bw.py", BITWISE), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert not [g for g in gen.plan.groups if g.kind == "extern"], gen.plan.groups
+    assert len(gen.kernels) == 1
+
+
 def test_unsupported_op_becomes_extern(write, tmp_path):
     gen = generate(write("cs.py", CUMSUM), _opts(tmp_path))
     assert gen.judge.correct, gen.judge.detail

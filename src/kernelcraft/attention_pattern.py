@@ -588,11 +588,14 @@ def _size_only(n: fx.Node) -> bool:
 
 
 def _is_causal(n: fx.Node, scores: torch.Tensor, keep_of: Any) -> bool:
-    """n, evaluated at small sizes, keeps exactly the top-left causal triangle."""
+    """n, evaluated at small sizes, at the captured sizes and at sizes past every constant
+    its arithmetic uses, keeps exactly the top-left causal triangle. A sliding window
+    (``j > i - 256``) keeps that triangle at every size up to its width: only sizes past
+    the constant tell it apart, and where they are too large to evaluate it is not causal."""
     if not _size_only(n):
         return False
     m_dim, n_dim = scores.shape[-2], scores.shape[-1]
-    probes = _probes(m_dim, n_dim)
+    probes = _probes(m_dim, n_dim, _constant_bound(n))
     if not probes:
         return False
     for subs, (mm, nn) in probes:
@@ -615,8 +618,38 @@ def _is_causal(n: fx.Node, scores: torch.Tensor, keep_of: Any) -> bool:
     return True
 
 
-def _probes(m_dim: Any, n_dim: Any) -> list[tuple[dict[Any, Any], tuple[int, int]]]:
-    """Symbol values at which to evaluate a mask, and the (M, N) each gives."""
+#: ops whose numeric arguments offset or compare positions (a window's width, a diagonal),
+#: not fill values (``finfo.min``), dims or slice ends
+_POSITION_OPS = frozenset({"add", "sub", "rsub", "remainder", "floor_divide", "ge", "gt", "le",
+                           "lt", "eq", "ne", "clamp", "clamp_min", "clamp_max", "maximum",
+                           "minimum", "arange", "tril", "triu"})
+
+
+def _constant_bound(n: fx.Node) -> int:
+    """The largest magnitude of a number n's position arithmetic uses (a window's width, a
+    diagonal offset), 0 if none."""
+    best = 0.0
+
+    def scan(a: Any) -> None:
+        nonlocal best
+        if isinstance(a, (list, tuple)):
+            for x in a:
+                scan(x)
+        elif isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a):
+            best = max(best, abs(float(a)))
+
+    for x in _ancestors(n):
+        if _op(x) in _POSITION_OPS:
+            scan(list(x.args))
+            scan(list(x.kwargs.values()))
+    return int(math.ceil(best))
+
+
+def _probes(m_dim: Any, n_dim: Any, bound: int = 0
+            ) -> list[tuple[dict[Any, Any], tuple[int, int]]]:
+    """Symbol values at which to evaluate a mask, and the (M, N) each gives: two small
+    sizes, the captured ones, and sizes past ``bound``; none (not provable) where one is too
+    large to evaluate."""
     syms = set()
     env: Any = None
     for d in (m_dim, n_dim):
@@ -629,13 +662,18 @@ def _probes(m_dim: Any, n_dim: Any) -> list[tuple[dict[Any, Any], tuple[int, int
     hints = getattr(env, "backed_var_to_val", None) or env.var_to_val  # renamed in 2.12
     base = {s: sympy.Integer(int(v)) for s, v in hints.items()}
     out = []
-    for pm, pn in _PROBE:
-        subs = dict(base)
-        ms = _expr(m_dim).free_symbols
-        for s in syms:
-            subs[s] = sympy.Integer(pm if s in ms else pn)
+    ms = _expr(m_dim).free_symbols
+    for sizes in (*_PROBE, None, (bound + 3, bound + 5)):
+        subs = dict(base)  # None: the captured sizes
+        if sizes is not None:
+            for s in syms:
+                subs[s] = sympy.Integer(sizes[0] if s in ms else sizes[1])
         mm, nn = int(_expr(m_dim).xreplace(subs)), int(_expr(n_dim).xreplace(subs))
-        if mm * nn > _MAX_EVAL or mm < 1 or nn < 1:
+        if mm < 1 or nn < 1:
+            return []
+        if mm * nn > _MAX_EVAL:
+            if sizes is None:  # large captured sizes: the other probes decide
+                continue
             return []
         out.append((subs, (mm, nn)))
     return out

@@ -159,6 +159,9 @@ POINTWISE: dict[str, Callable[..., str]] = {
     "logical_or": _bin("|"),
     "logical_not": lambda a, **_: f"({a} == 0)",
     "bitwise_not": lambda a, **_: f"(~{a})",
+    "bitwise_and": _bin("&"),  # integer and boolean operands (a floating one fails capture)
+    "bitwise_or": _bin("|"),
+    "bitwise_xor": _bin("^"),
     "isnan": lambda a, **_: f"({a} != {a})",
     "isinf": lambda a, **_: f"(tl.abs({a}) == float('inf'))",
     # a constant shaped like its operand (the caller casts it to the node's dtype); only
