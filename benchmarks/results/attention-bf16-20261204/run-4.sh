@@ -11,11 +11,4 @@ timeout ${ATT_S:-200} python3 benchmarks/attention_gpu.py --out $OUT/attention.j
     --shapes '[[16,8,1024,64,0],[16,8,1024,64,0],[8,16,2048,64,0],[16,8,1024,64,0],[16,8,1024,128,0],[16,8,1024,64,0],[32,16,1024,64,0]]' \
     --configs '[[128,64,8,3,1],[128,64,4,3,1],[128,64,8,3,0],[128,64,4,3,0],[64,64,4,3,1]]' \
     > $OUT/attention-log.txt 2>&1
-python3 - $OUT/attention.jsonl <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r.get("impl") == "kc_bf16":
-        c = r["config"] if isinstance(r["config"], str) else ",".join(map(str, r["config"].values()))
-        print(r["batch"], r["seq"], r["head_dim"], c.ljust(16), "%.4f" % r["ms"], "%.3f" % r["vs_sdpa"])
-PY
+python3 benchmarks/results/attention-bf16-20261204/rows.py $OUT/attention.jsonl

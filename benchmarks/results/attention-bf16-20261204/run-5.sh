@@ -10,11 +10,4 @@ timeout ${ATT_S:-240} python3 benchmarks/attention_gpu.py --out $OUT/attention.j
     --shapes '[[16,8,1024,128,0],[16,8,1024,128,1],[8,16,2048,128,0],[8,16,2048,128,1],[4,16,4096,128,0],[4,16,4096,128,1]]' \
     --configs '[[64,64,4,2,1],[64,32,4,3,1],[64,32,4,2,1],[64,64,4,3,1],[128,128,8,3,1],[128,64,8,2,1],[128,32,8,3,1]]' \
     > $OUT/attention-log.txt 2>&1
-python3 - $OUT/attention.jsonl <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r.get("impl") == "kc_bf16":
-        c = r["config"] if isinstance(r["config"], str) else ",".join(map(str, r["config"].values()))
-        print(r["seq"], r["head_dim"], int(r["causal"]), c.ljust(16), "%.4f" % r["ms"], "%.3f" % r["vs_sdpa"], r.get("n_regs"))
-PY
+python3 benchmarks/results/attention-bf16-20261204/rows.py $OUT/attention.jsonl

@@ -10,13 +10,4 @@ timeout ${ATT_S:-230} python3 benchmarks/attention_gpu.py --out $OUT/attention.j
     --budget-ms 150 --no-bf16 --precisions bf16x3 --alt $ALTS --sweep --splits 31 \
     --shapes '[[16,8,1024,64,0],[4,16,4096,64,1],[16,8,1024,128,1],[8,16,2048,128,0],[4,16,4096,128,0],[4,16,4096,128,1]]' \
     --configs '[[128,64,8,2],[128,32,8,2],[64,64,4,3]]' > $OUT/attention-log.txt 2>&1
-python3 - $OUT/attention.jsonl <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    c = r.get("config", "")
-    c = c if isinstance(c, str) else ",".join(map(str, c.values()))
-    print(r["seq"], r["head_dim"], int(r["causal"]), r["impl"], r.get("alt", ""), c.ljust(18),
-          "%.4f" % r["ms"] if "ms" in r else "", "%.2f" % r["vs_eager"] if "vs_eager" in r else "",
-          r.get("ok", ""), r.get("n_regs", ""), r.get("n_spills", ""), r.get("error", "")[:120])
-PY
+python3 benchmarks/results/attention-bf16-20261204/rows.py $OUT/attention.jsonl
