@@ -822,6 +822,25 @@ def _plan_of(write: Any, src: str) -> Any:
     return build_plan(capture(model, inputs, p.name).gm)
 
 
+EINSUM = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, q, k, v):
+        s = torch.einsum("{qk}", q, k) / q.shape[-1] ** 0.5
+        return torch.einsum("{pv}", s.softmax(dim=-1), v)
+
+batch, heads, seq, dim = 2, 3, 48, 32
+def get_inputs(): return [torch.randn({shape}) for _ in range(3)]
+def get_init_inputs(): return []
+"""
+#: einsum over [B, H, S, D] operands, and over [B, S, H, D] ones (the result [B, S, H, D])
+EINSUM_BHSD = EINSUM.format(qk="bhqd,bhkd->bhqk", pv="bhqk,bhkd->bhqd",
+                            shape="batch, heads, seq, dim")
+EINSUM_BSHD = EINSUM.format(qk="bqhd,bkhd->bhqk", pv="bhqk,bkhd->bqhd",
+                            shape="batch, seq, heads, dim")
+
+
 #: id: (source, causal, mask operand, SDPA semantics, rank of the bmm operands)
 PLANNED: dict[str, tuple[str, bool, bool, bool, int]] = {
     "sdpa": (_sdpa(), False, False, True, 4),
@@ -830,6 +849,8 @@ PLANNED: dict[str, tuple[str, bool, bool, bool, int]] = {
     **{f"hand_{m}": (_hand(m), m != "none", False, False, 4) for m in MASKS},
     "mingpt_buffer_mask": (MINGPT, False, True, False, 4),
     "bmm_3d": (BMM3, False, False, False, 3),
+    "einsum_bhsd": (EINSUM_BHSD, False, False, False, 4),
+    "einsum_bshd": (EINSUM_BSHD, False, False, False, 4),
 }
 
 
@@ -982,6 +1003,8 @@ GENERATED: dict[str, str] = {
     "alibi_causal": ALIBI,
     "relative_position_parameter": REL_BIAS,
     "sdpa_float_padding_mask": SDPA_PAD,
+    "einsum_bhsd": EINSUM_BHSD,
+    "einsum_bshd": EINSUM_BSHD,
     # Mistral's sliding window, wider than the small probe sizes and narrower than the
     # judged sequence: read as a boolean mask (built in one pointwise kernel), not causal
     "sliding_window_96": _hand("none", seq=160, dim=32).replace(

@@ -303,3 +303,39 @@ def test_a_symbolic_full_operand_keeps_the_view() -> None:
     assert add.meta["val"].dim() == 4
     torch.testing.assert_close(c.gm(*[p.detach() for p in model.parameters()], x, r)[0],
                                model(x, r))
+
+
+class _Einsum(nn.Module):
+    def __init__(self, qk: str, pv: str) -> None:
+        super().__init__()
+        self.qk, self.pv = qk, pv
+
+    def forward(self, q, k, v):
+        return torch.einsum(self.pv, torch.einsum(self.qk, q, k).softmax(-1), v)
+
+
+class _HeadsMerged(nn.Module):
+    """A permute and a copy before a view, no unit dim: not a detour, left as it is."""
+
+    def forward(self, x):
+        b, h, s, d = x.shape
+        return x.permute(0, 2, 1, 3).contiguous().view(b, s, h * d) * 2.0
+
+
+def test_unit_layout_detours_fold_and_compute_the_same() -> None:
+    from kernelcraft.rewrite import fold_unit_layouts
+
+    for qk, pv, shape in (("bhqd,bhkd->bhqk", "bhqk,bhkd->bhqd", (2, 3, 8, 4)),
+                          ("bqhd,bkhd->bhqk", "bhqk,bkhd->bqhd", (2, 8, 3, 4))):
+        q, k, v = (torch.randn(*shape) for _ in range(3))
+        model = _Einsum(qk, pv)
+        c = capture(model, [q, k, v])
+        before = sum(1 for n in c.gm.graph.nodes if op_name(n.target) == "unsqueeze")
+        assert before and fold_unit_layouts(c.gm) == 6  # q, k, p, v and both products
+        assert not [n for n in c.gm.graph.nodes if op_name(n.target) == "unsqueeze"]
+        assert all(n.meta["val"].dim() <= 4 for n in c.gm.graph.nodes
+                   if isinstance(n.meta.get("val"), torch.Tensor))
+        c.gm.graph.lint()
+        torch.testing.assert_close(c.gm(q, k, v)[0], model(q, k, v))
+    c = capture(_HeadsMerged(), [torch.randn(2, 3, 8, 4)])
+    assert fold_unit_layouts(c.gm) == 0

@@ -96,6 +96,10 @@ class FusionOptions:
     #: ``x + zeros.index_add(...)`` as ``x.index_add(...)`` (``rewrite.fold_scatter_bases``):
     #: the scatter adds into a copy of x, no zero fill and no pass adding the two
     fold_scatter_bases: bool = True
+    #: unit-dim layout detours (einsum's 5-D ``unsqueeze`` / ``permute`` chains around a bmm)
+    #: as one permute and the view (``rewrite.fold_unit_layouts``): attention written with
+    #: einsum is seen as attention
+    fold_unit_layouts: bool = True
 
 
 @dataclass
@@ -403,6 +407,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import fold_scatter_bases
 
         fold_scatter_bases(gm)
+    if opts.fold_unit_layouts:
+        from kernelcraft.rewrite import fold_unit_layouts
+
+        fold_unit_layouts(gm)
     if opts.sink_views or opts.drop_expands or opts.unmerge_views:
         keep: set[fx.Node] = set()  # what the attention template will claim stays as it is
         if opts.attention_template:

@@ -43,6 +43,13 @@ the sums are the same (the order of the additions is free, as the atomics' is), 
 zeros are neither written nor read back by a second pass (a mixture-of-experts combine
 added to its residual, a message aggregation added to the node's own features).
 
+``fold_unit_layouts``: a chain of ``unsqueeze`` / ``permute`` / ``squeeze`` / unit-dim views
+between a tensor and a view that merges or splits its leading dims becomes one ``permute``
+(or none) and that view: ``einsum("bhqd,bhkd->bhqk")`` lowers each operand through a
+5-D detour with a unit dim (``q.unsqueeze(4).permute(0, 1, 2, 4, 3)...view(B*H, Q, D)``,
+the bmm's result ``view(B, H, Q, 1, K).permute(...).view(B, H, Q, K)``), which hides the
+[B, H, S, D] operands and the [B*H, ...] merge the attention template looks for.
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -729,3 +736,137 @@ def _zero_fill(n: Any) -> bool:
         return True
     value = n.args[1] if len(n.args) > 1 else None
     return name in ("full", "full_like") and isinstance(value, (int, float)) and value == 0
+
+
+_MERGE_VIEWS = ("view", "_unsafe_view", "reshape")
+_LAYOUT_STEPS = ("unsqueeze", "permute", "squeeze", "clone", *_MERGE_VIEWS)
+
+
+def _unit_step(n: fx.Node, atoms: list[Any]) -> list[Any] | None:
+    """``atoms`` (what each dim of ``n``'s input is: a source dim's label, or "u" for a unit
+    dim the chain added) for ``n``'s output; None where ``n`` does more than add, drop or
+    reorder unit dims and reorder the others."""
+    name, shape = op_name(n.target), list(val(n).shape)
+    if name == "clone":  # a copy in memory order (``.contiguous()``): the same values
+        return atoms if not set(n.kwargs) - {"memory_format"} else None
+    if name == "unsqueeze":
+        d = n.args[1] % (len(atoms) + 1)
+        return atoms[:d] + ["u"] + atoms[d:]
+    if name == "permute":
+        perm = [d % len(atoms) for d in n.args[1]]
+        return [atoms[d] for d in perm] if sorted(perm) == list(range(len(atoms))) else None
+    if name == "squeeze":
+        dims = n.args[1] if len(n.args) > 1 else [i for i, a in enumerate(atoms) if a == "u"]
+        dims = {d % len(atoms) for d in ([dims] if isinstance(dims, int) else dims)}
+        if any(atoms[d] != "u" for d in dims):
+            return None
+        return [a for i, a in enumerate(atoms) if i not in dims]
+    # a view adding or dropping unit dims only: the other dims keep their order and sizes
+    kept = [a for a in atoms if a != "u"]
+    src = [d for d, a in zip(val(n.args[0]).shape, atoms, strict=True) if a != "u"]
+    out = [d for d in shape if not _is_one(d)]
+    if len(out) != len(src) or not all(_eq_size(a, b) for a, b in zip(out, src, strict=True)):
+        return None
+    it = iter(kept)
+    return ["u" if _is_one(d) else next(it) for d in shape]
+
+
+def _is_one(d: Any) -> bool:
+    return isinstance(d, int) and d == 1
+
+
+def _eq_size(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # an undecidable symbolic comparison: not equal
+        return False
+
+
+def fold_unit_layouts(gm: fx.GraphModule) -> int:
+    """Collapse unit-dim layout detours into one permute (see the module docstring); the
+    number of chains folded. The folded view reads the same elements in the same order
+    (unit dims do not move any), so it is valid wherever the original one was."""
+    from torch._guards import detect_fake_mode
+
+    graph, folded = gm.graph, 0
+    for end in list(graph.nodes):
+        if (end.op != "call_function" or op_name(end.target) not in _MERGE_VIEWS
+                or not isinstance(val(end), torch.Tensor)):
+            continue
+        # walk back over single-user layout steps to the chain's source
+        chain: list[fx.Node] = []
+        src = end.args[0]
+        while (isinstance(src, fx.Node) and src.op == "call_function"
+               and op_name(src.target) in _LAYOUT_STEPS and len(src.users) == 1
+               and isinstance(val(src), torch.Tensor)):
+            chain.append(src)
+            src = src.args[0]
+        if not chain or not is_tensor_node(src):
+            continue
+        chain.reverse()
+        shape = list(val(src).shape)
+        if any(_is_one(d) for d in shape) or len(shape) not in (3, 4):
+            continue  # size-1 source dims would be taken for the chain's unit dims
+        atoms: list[Any] | None = list(range(len(shape)))
+        steps, units = chain, False
+        if len(shape) == 3:
+            # a bmm's [B*H, M, N] split to [B, H, M, N] with unit dims: "0a", "0b", 1, 2
+            first = chain[0]
+            out = [d for d in val(first).shape if not _is_one(d)]
+            if not (op_name(first.target) in _MERGE_VIEWS and len(out) == 4
+                    and _eq_size(out[0] * out[1], shape[0]) and _eq_size(out[2], shape[1])
+                    and _eq_size(out[3], shape[2])):
+                continue
+            it = iter(["0a", "0b", 1, 2])
+            atoms = ["u" if _is_one(d) else next(it) for d in val(first).shape]
+            steps, units = chain[1:], "u" in atoms
+        for n in steps:
+            atoms = _unit_step(n, atoms) if atoms is not None else None
+            units = units or (atoms is not None and "u" in atoms)
+        if atoms is None or not units:
+            continue  # not a detour through unit dims (plain permutes are left alone)
+        order = [a for a in atoms if a != "u"]
+        insert = _inserter(graph, detect_fake_mode([val(src)]))
+        copied = any(op_name(n.target) == "clone" for n in chain)
+        if len(shape) == 3:
+            # the bmm's result viewed [B, H, M, N], then its dims reordered: ``end`` (unit
+            # dims dropped) is that permute (a copy, where the chain copied)
+            labels = ["0a", "0b", 1, 2]
+            if sorted(map(str, order)) != sorted(map(str, labels)) or len(val(end).shape) != 4:
+                continue
+            # the first view's own size arguments (size nodes or ints), its unit dims left out
+            sizes = chain[0].args[1] if len(chain[0].args) > 1 else None
+            if not isinstance(sizes, (list, tuple)) or len(sizes) != val(chain[0]).dim():
+                continue
+            split = [a for a, d in zip(sizes, val(chain[0]).shape, strict=True)
+                     if not _is_one(d)]
+            with graph.inserting_before(end):
+                made = [insert(torch.ops.aten.view.default, (src, split))]
+                if order != labels:
+                    made.append(insert(torch.ops.aten.permute.default,
+                                       (made[-1], [labels.index(a) for a in order])))
+                    if copied:
+                        made.append(insert(torch.ops.aten.clone.default, (made[-1],),
+                                           {"memory_format": torch.contiguous_format}))
+            new = made[-1]
+            if [str(d) for d in val(new).shape] != [str(d) for d in val(end).shape]:
+                for n in reversed(made):
+                    graph.erase_node(n)
+                continue
+            end.replace_all_uses_with(new)
+            graph.erase_node(end)
+        else:
+            base = src
+            with graph.inserting_before(end):
+                if order != [0, 1, 2, 3]:
+                    base = insert(torch.ops.aten.permute.default, (src, order))
+                if copied:  # the view needs the copy's memory order
+                    base = insert(torch.ops.aten.clone.default, (base,),
+                                  {"memory_format": torch.contiguous_format})
+            end.args = (base, *end.args[1:])
+        for n in reversed(chain):
+            graph.erase_node(n)
+        folded += 1
+    if folded:
+        gm.recompile()
+    return folded
