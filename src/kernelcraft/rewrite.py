@@ -44,8 +44,9 @@ zeros are neither written nor read back by a second pass (a mixture-of-experts c
 added to its residual, a message aggregation added to the node's own features).
 
 ``fold_unit_layouts``: a chain of ``unsqueeze`` / ``permute`` / ``squeeze`` / unit-dim views
-between a tensor and a view that merges or splits its leading dims becomes one ``permute``
-(or none) and that view: ``einsum("bhqd,bhkd->bhqk")`` lowers each operand through a
+and copies between a tensor and a view that merges or splits its leading dims becomes one
+``permute`` (and the copy, if the chain made one) and that view, when the chain passed
+through a unit dim: ``einsum("bhqd,bhkd->bhqk")`` lowers each operand through a
 5-D detour with a unit dim (``q.unsqueeze(4).permute(0, 1, 2, 4, 3)...view(B*H, Q, D)``,
 the bmm's result ``view(B, H, Q, 1, K).permute(...).view(B, H, Q, K)``), which hides the
 [B, H, S, D] operands and the [B*H, ...] merge the attention template looks for.
