@@ -1158,8 +1158,9 @@ def _drop_unread(plan: Plan) -> None:
     out = {a for n in plan.graph.nodes if n.op == "output" for a in n.all_input_nodes}
     roots = [g for g in plan.groups if any(n in out or not n.users for n in g.nodes)]
     live = live_units(plan.groups, roots, lambda g: g.inputs, plan.group_of)
+    kept = {id(g) for g in live}
     for g in plan.groups:
-        if not any(g is x for x in live):
+        if id(g) not in kept:
             for n in g.nodes:
                 plan.group_of.pop(n, None)
     plan.groups = live

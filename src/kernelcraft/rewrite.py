@@ -739,8 +739,7 @@ def _zero_fill(n: Any) -> bool:
     return name in ("full", "full_like") and isinstance(value, (int, float)) and value == 0
 
 
-_MERGE_VIEWS = ("view", "_unsafe_view", "reshape")
-_LAYOUT_STEPS = ("unsqueeze", "permute", "squeeze", "clone", *_MERGE_VIEWS)
+_LAYOUT_STEPS = ("unsqueeze", "permute", "squeeze", "clone", *_RESHAPES)
 
 
 def _unit_step(n: fx.Node, atoms: list[Any]) -> list[Any] | None:
@@ -763,24 +762,15 @@ def _unit_step(n: fx.Node, atoms: list[Any]) -> list[Any] | None:
             return None
         return [a for i, a in enumerate(atoms) if i not in dims]
     # a view adding or dropping unit dims only: the other dims keep their order and sizes
-    kept = [a for a in atoms if a != "u"]
     src = [d for d, a in zip(val(n.args[0]).shape, atoms, strict=True) if a != "u"]
-    out = [d for d in shape if not _is_one(d)]
-    if len(out) != len(src) or not all(_eq_size(a, b) for a, b in zip(out, src, strict=True)):
+    if shape_key(d for d in shape if not _is_one(d)) != shape_key(src):
         return None
-    it = iter(kept)
+    it = iter(a for a in atoms if a != "u")
     return ["u" if _is_one(d) else next(it) for d in shape]
 
 
 def _is_one(d: Any) -> bool:
     return isinstance(d, int) and d == 1
-
-
-def _eq_size(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:  # an undecidable symbolic comparison: not equal
-        return False
 
 
 def fold_unit_layouts(gm: fx.GraphModule) -> int:
@@ -791,7 +781,7 @@ def fold_unit_layouts(gm: fx.GraphModule) -> int:
 
     graph, folded = gm.graph, 0
     for end in list(graph.nodes):
-        if (end.op != "call_function" or op_name(end.target) not in _MERGE_VIEWS
+        if (end.op != "call_function" or op_name(end.target) not in _RESHAPES
                 or not isinstance(val(end), torch.Tensor)):
             continue
         # walk back over single-user layout steps to the chain's source
@@ -814,9 +804,8 @@ def fold_unit_layouts(gm: fx.GraphModule) -> int:
             # a bmm's [B*H, M, N] split to [B, H, M, N] with unit dims: "0a", "0b", 1, 2
             first = chain[0]
             out = [d for d in val(first).shape if not _is_one(d)]
-            if not (op_name(first.target) in _MERGE_VIEWS and len(out) == 4
-                    and _eq_size(out[0] * out[1], shape[0]) and _eq_size(out[2], shape[1])
-                    and _eq_size(out[3], shape[2])):
+            if not (op_name(first.target) in _RESHAPES and len(out) == 4
+                    and shape_key([out[0] * out[1], *out[2:]]) == shape_key(shape)):
                 continue
             it = iter(["0a", "0b", 1, 2])
             atoms = ["u" if _is_one(d) else next(it) for d in val(first).shape]
@@ -833,7 +822,9 @@ def fold_unit_layouts(gm: fx.GraphModule) -> int:
             # the bmm's result viewed [B, H, M, N], then its dims reordered: ``end`` (unit
             # dims dropped) is that permute (a copy, where the chain copied)
             labels = ["0a", "0b", 1, 2]
-            if sorted(map(str, order)) != sorted(map(str, labels)) or len(val(end).shape) != 4:
+            perm = [labels.index(a) for a in order]
+            split_shape = [d for d in val(chain[0]).shape if not _is_one(d)]
+            if shape_key(split_shape[i] for i in perm) != shape_key(val(end).shape):
                 continue
             # the first view's own size arguments (size nodes or ints), its unit dims left out
             sizes = chain[0].args[1] if len(chain[0].args) > 1 else None
@@ -842,18 +833,12 @@ def fold_unit_layouts(gm: fx.GraphModule) -> int:
             split = [a for a, d in zip(sizes, val(chain[0]).shape, strict=True)
                      if not _is_one(d)]
             with graph.inserting_before(end):
-                made = [insert(torch.ops.aten.view.default, (src, split))]
-                if order != labels:
-                    made.append(insert(torch.ops.aten.permute.default,
-                                       (made[-1], [labels.index(a) for a in order])))
+                new = insert(torch.ops.aten.view.default, (src, split))
+                if perm != [0, 1, 2, 3]:
+                    new = insert(torch.ops.aten.permute.default, (new, perm))
                     if copied:
-                        made.append(insert(torch.ops.aten.clone.default, (made[-1],),
-                                           {"memory_format": torch.contiguous_format}))
-            new = made[-1]
-            if [str(d) for d in val(new).shape] != [str(d) for d in val(end).shape]:
-                for n in reversed(made):
-                    graph.erase_node(n)
-                continue
+                        new = insert(torch.ops.aten.clone.default, (new,),
+                                     {"memory_format": torch.contiguous_format})
             end.replace_all_uses_with(new)
             graph.erase_node(end)
         else:

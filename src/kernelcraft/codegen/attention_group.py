@@ -125,7 +125,7 @@ def _tma_layout(m: AttentionMatch) -> bool:
             shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]
         if len(shape) < 4 and shape[:-2] != [sizes["B"], sizes["H"]][4 - len(shape):]:
             return False  # a broadcast batch or head dim (stride 0)
-        if st[-1] != 1 or any(x == 0 or x * 2 % 16 for x in st[:-1]):
+        if not attention._kc_tma_strides(st, 2):
             return False
     return True
 
@@ -135,14 +135,18 @@ def tma_spec(sig: dict[str, str], consts: dict[str, Any], attrs: dict[str, Any],
     """K and V as the wrapper passes them: TMA descriptors of [1, 1, BLOCK_N, BLOCK_D]
     blocks (``on``) or pointers."""
     consts["TMA"] = on
-    pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
     for ptr, d in (("K", sizes["D"]), ("V", sizes["Dv"])):
         if on:
-            sig[ptr] = f"tensordesc<{_elem(sig[ptr])}[1, 1, {bn}, {pow2(d)}]>"
+            sig[ptr] = f"tensordesc<{_elem(sig[ptr])}[1, 1, {bn}, {_block(d)}]>"
             attrs.pop(ptr, None)
         elif sig[ptr].startswith("tensordesc<"):
             sig[ptr] = "*" + _elem(sig[ptr])
             attrs[ptr] = [["tt.divisibility", 16]]
+
+
+def _block(d: int) -> int:
+    """A head dim's tile (BLOCK_D), as the wrapper pads it."""
+    return max(16, attention._kc_next_p2(d))
 
 
 def _elem(ty: str) -> str:
@@ -202,9 +206,8 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
                              for p in ("Q", "K", "V", "Mask", "Out", "QS", "KS")}
     consts: dict[str, Any] = {}
     _specialize(ints, sig, consts, attrs)
-    pow2 = lambda x: max(16, 1 << max(0, x - 1).bit_length())  # noqa: E731
     prec = attention._KC_ATTN_DOT_PRECISION["cuda"] if m.dtype == torch.float32 else "ieee"
-    consts.update(BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(D), BLOCK_DV=pow2(Dv),
+    consts.update(BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=_block(D), BLOCK_DV=_block(Dv),
                   CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 1 if m.additive else 2,
                   PREC=prec,
                   PREC_QK=attention._KC_ATTN_QK_PRECISION.get(prec, prec), UPCAST=False,
