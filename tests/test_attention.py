@@ -544,6 +544,29 @@ def test_empty_sizes_match_torch() -> None:
     torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, k))
 
 
+@interpreted
+@pytest.mark.parametrize("hk,causal,dtype", [(2, True, torch.float32), (1, False, torch.float32),
+                                             (3, True, torch.bfloat16)])
+def test_grouped_kv_heads_serve_their_query_heads(hk: int, causal: bool,
+                                                  dtype: torch.dtype) -> None:
+    """K and V with Hk heads: query head h reads head h // (H / Hk), as SDPA's enable_gqa
+    (and as repeat_interleave of K and V would)."""
+    gen = torch.Generator().manual_seed(5)
+    H, M, N, D = 6, 40, 72, 32
+    q = torch.randn(2, M, H, D, generator=gen).transpose(1, 2).to(dtype)  # bshd strides
+    k, v = (torch.randn(2, hk, N, D, generator=gen).to(dtype) for _ in range(2))
+    out = attn.attention(q, k, v, causal=causal)
+    rep = [t.double().repeat_interleave(H // hk, dim=1) for t in (k, v)]
+    ref = F.scaled_dot_product_attention(q.double(), *rep, is_causal=causal)
+    tol = 2e-5 if dtype == torch.float32 else 1e-2
+    assert _rel(out, ref) < tol
+    # tiled heads (Tensor.repeat: head h reads h % Hk) would differ wherever Hk > 1
+    if hk > 1:
+        tiled = [t.double().repeat(1, H // hk, 1, 1) for t in (k, v)]
+        assert _rel(out, F.scaled_dot_product_attention(q.double(), *tiled,
+                                                        is_causal=causal)) > 0.1
+
+
 def _t(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     return torch.zeros(*shape, dtype=dtype)
 
@@ -556,6 +579,10 @@ BAD: dict[str, tuple[tuple[Any, ...], dict[str, Any], str]] = {
                    r"k and v lengths differ"),
     "heads": ((_t(1, 2, 8, 16), _t(1, 4, 8, 16), _t(1, 4, 8, 16)), {},
               r"batch/head dims differ"),
+    "kv_heads_not_a_divisor": ((_t(1, 6, 8, 16), _t(1, 4, 8, 16), _t(1, 4, 8, 16)), {},
+                               r"batch/head dims differ"),
+    "k_v_heads_differ": ((_t(1, 6, 8, 16), _t(1, 2, 8, 16), _t(1, 3, 8, 16)), {},
+                         r"batch/head dims differ"),
     "dtypes": ((_t(1, 2, 8, 16), _t(1, 2, 8, 16, dtype=torch.float16), _t(1, 2, 8, 16)), {},
                r"dtypes differ"),
     "int_dtype": ((_t(1, 2, 8, 16, dtype=torch.int32),) * 3, {}, r"not supported"),
@@ -841,6 +868,59 @@ EINSUM_BSHD = EINSUM.format(qk="bqhd,bkhd->bhqk", pv="bhqk,bkhd->bqhd",
                             shape="batch, seq, heads, dim")
 
 
+GQA = """
+import torch, torch.nn as nn, torch.nn.functional as F
+
+class Model(nn.Module):
+    def __init__(self, n_rep):
+        super().__init__()
+        self.n_rep = n_rep
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, {rep_k}, {rep_v}, is_causal=True)
+    def hf(self, x):
+        b, h, s, d = x.shape
+        return x[:, :, None, :, :].expand(b, h, self.n_rep, s, d).reshape(b, h * self.n_rep, s, d)
+
+batch, kv_heads, n_rep, seq, dim = 2, 2, 3, 40, 32
+def get_inputs(): return [torch.randn(batch, kv_heads * n_rep, seq, dim),
+                          torch.randn(batch, kv_heads, seq, dim),
+                          torch.randn(batch, kv_heads, seq, dim)]
+def get_init_inputs(): return [n_rep]
+"""
+#: grouped-query attention's repeated K/V: id -> (source, K and V read unrepeated)
+GQA_FORMS: dict[str, tuple[str, bool]] = {
+    "repeat_interleave": (GQA.format(rep_k="k.repeat_interleave(self.n_rep, dim=1)",
+                                     rep_v="v.repeat_interleave(self.n_rep, dim=1)"), True),
+    "hf_repeat_kv": (GQA.format(rep_k="self.hf(k)", rep_v="self.hf(v)"), True),
+    # Tensor.repeat tiles the heads (head h reads h % Hk): a copy, not a group
+    "tiled_repeat": (GQA.format(rep_k="k.repeat(1, self.n_rep, 1, 1)",
+                                rep_v="v.repeat(1, self.n_rep, 1, 1)"), False),
+    # K and V repeated differently (K grouped, V tiled): neither is read unrepeated
+    "mixed": (GQA.format(rep_k="self.hf(k)", rep_v="v.repeat(1, self.n_rep, 1, 1)"), False),
+}
+
+
+@pytest.mark.skipif(INTERPRET, reason="plans only; runs once, outside the interpreter")
+@pytest.mark.parametrize("case", list(GQA_FORMS))
+def test_grouped_query_attention_reads_k_and_v_unrepeated(case: str, write: Any) -> None:
+    from kernelcraft.codegen.attention_group import emit_attention
+
+    src, grouped = GQA_FORMS[case]
+    plan = _plan_of(write, src)
+    groups = [g for g in plan.groups if g.kind == "attention"]
+    assert len(groups) == 1, [(g.kind, g.describe()) for g in plan.groups]
+    m = groups[0].template
+    assert (m.k.grouped, m.v.grouped) == (grouped, grouped)
+    if grouped:  # the inputs themselves: no copy kernel repeats them
+        assert m.k.base.op == m.v.base.op == "placeholder"
+        assert [g for g in plan.kernels if g.kind != "attention"] == []
+        ks = emit_attention(groups[0])
+        assert ks.config["kv_heads"] == 2 and ks.signature["G"] == "i32"  # 3 query heads each
+        assert "t.expand(lead[0], -1, -1, -1) for t in (k, v)" in ks.wrapper
+    else:
+        assert m.k.base.op != "placeholder" or m.v.base.op != "placeholder"
+
+
 #: id: (source, causal, mask operand, SDPA semantics, rank of the bmm operands)
 PLANNED: dict[str, tuple[str, bool, bool, bool, int]] = {
     "sdpa": (_sdpa(), False, False, True, 4),
@@ -1005,6 +1085,8 @@ GENERATED: dict[str, str] = {
     "sdpa_float_padding_mask": SDPA_PAD,
     "einsum_bhsd": EINSUM_BHSD,
     "einsum_bshd": EINSUM_BSHD,
+    "gqa_hf_repeat_kv": GQA_FORMS["hf_repeat_kv"][0],
+    "gqa_tiled_repeat": GQA_FORMS["tiled_repeat"][0],
     # Mistral's sliding window, wider than the small probe sizes and narrower than the
     # judged sequence: read as a boolean mask (built in one pointwise kernel), not causal
     "sliding_window_96": _hand("none", seq=160, dim=32).replace(

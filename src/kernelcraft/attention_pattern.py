@@ -20,6 +20,9 @@ prove equal to the flash kernel's semantics:
   operand when it is the innermost mask and no scale follows it (the kernel adds it to the
   scaled scores, then applies the causal mask);
 - one causal mask and one mask operand may be combined;
+- K and V with their heads repeated to the query's (grouped-query attention as
+  ``repeat_interleave`` or HF's ``repeat_kv`` writes it: unsqueeze, expand, reshape) are
+  read from the unrepeated tensors, each K/V head serving its group of query heads;
 - dropout, a fill other than -inf, two mask operands, scores or probabilities also used
   elsewhere: no match, the reason goes to the plan's notes, and the ops keep their
   matmul/reduction kernels.
@@ -57,10 +60,13 @@ class _Rejected(Exception):
 
 @dataclass
 class Operand:
-    """A tensor the kernel reads: ``base``, transposed in the last two dims if ``swap``."""
+    """A tensor the kernel reads: ``base``, transposed in the last two dims if ``swap``;
+    ``grouped``: K or V [B, Hk, S, D] whose heads the program repeated to q's H (read at
+    head h // (H / Hk), never copied)."""
 
     base: fx.Node
     swap: bool
+    grouped: bool = False
 
 
 @dataclass
@@ -261,6 +267,8 @@ def _match(b2: fx.Node) -> AttentionMatch:
     q = _chain(b1.args[0], rank, pat, frame, factors=factors, upcast=half)
     kt = _chain(b1.args[1], rank, pat, frame, factors=factors, upcast=half)
     k = Operand(kt.base, not kt.swap)  # the bmm reads K^T: the kernel wants K
+    if rank == 4:
+        k, v = _ungroup(k, v, frame, pat)
     if cast is not None and all(_val(o.base).dtype == torch.float32 for o in (q, k, v)):
         pat.discard(out)  # fp32 operands: the kernel runs fp32 and the cast stays outside
         out, dtype = cast, torch.float32
@@ -277,6 +285,81 @@ def _match(b2: fx.Node) -> AttentionMatch:
                             "probabilities are needed outside the kernel")
     return AttentionMatch(q, k, v, rank, factors, causal_root is not None, mask, keeps, safe,
                           out, dtype, causal_root=causal_root, nodes=pat, additive=additive)
+
+
+def _ungroup(k: Operand, v: Operand, frame: Any, pat: set[fx.Node]
+             ) -> tuple[Operand, Operand]:
+    """K and V read from before a head repeat both went through (their [B, Hk, S, D]
+    tensors, ``grouped``); else as they are."""
+    rk, rv = _repeat_source(k.base, frame), _repeat_source(v.base, frame)
+    if rk is None or rv is None or not _eq(_val(rk[0]).shape[1], _val(rv[0]).shape[1]):
+        return k, v
+    trial = set(pat)
+    for walked in (rk[1], rv[1]):
+        for n in walked:  # from the repeat's result back to its source
+            if not _exclusive(n, trial):
+                return k, v
+            trial.add(n)
+    pat |= trial
+    return Operand(rk[0], k.swap, True), Operand(rv[0], v.swap, True)
+
+
+def _repeat_source(n: fx.Node, frame: Any) -> tuple[fx.Node, list[fx.Node]] | None:
+    """x [B, Hk, S, D] and the nodes walked, where ``n`` = x with a unit dim inserted at 2,
+    expanded to [B, Hk, G, S, D] and reshaped to [B, Hk * G, S, D] (q's heads): query head
+    h reads x's head h // G. Full-range slices on the way are skipped. A repeat along
+    another dim (``Tensor.repeat`` tiles heads: h % Hk) does not match."""
+    walked = [n]
+    if _op(n) not in _MERGES or not _tensor(n.args[0]):
+        return None
+    out = _val(n).shape
+    e = n.args[0]
+    if _op(e) == "clone" and not set(e.kwargs) - {"memory_format"}:
+        walked.append(e)
+        e = e.args[0]
+    if _op(e) != "expand" or not _tensor(e.args[0]):
+        return None
+    walked.append(e)
+    big = _val(e).shape
+    if len(out) != 4 or len(big) != 5 or not all(
+            _eq(a, b) for a, b in zip(out[:2], frame, strict=True)):
+        return None
+    if not (_eq(big[0], out[0]) and _eq(big[1] * big[2], out[1]) and _eq(big[3], out[2])
+            and _eq(big[4], out[3])):
+        return None
+    u = _skip_full_slices(e.args[0], walked)
+    us = _val(u).shape
+    if len(us) != 5 or not _eq(us[2], 1):
+        return None
+    if _op(u) == "unsqueeze" and u.args[1] in (2, -3):
+        x = u.args[0]
+    elif _op(u) in _MERGES:
+        x = u.args[0]
+    else:
+        return None
+    if not _tensor(x):
+        return None
+    walked.append(u)
+    x = _skip_full_slices(x, walked)
+    xs = _val(x).shape
+    if len(xs) != 4 or not all(_eq(a, b) for a, b in zip(xs, [*us[:2], *us[3:]],
+                                                          strict=True)):
+        return None
+    if _val(x).dtype != _val(n).dtype:
+        return None
+    return x, walked
+
+
+def _skip_full_slices(n: fx.Node, walked: list[fx.Node]) -> fx.Node:
+    """The tensor under slices that keep every element (``x[:, :]``), those joining
+    ``walked``."""
+    while _op(n) == "slice" and _tensor(n.args[0]):
+        src = n.args[0]
+        if not all(_eq(a, b) for a, b in zip(_val(src).shape, _val(n).shape, strict=True)):
+            break
+        walked.append(n)
+        n = src
+    return n
 
 
 def _merge_source_of_output(n: fx.Node, b2: fx.Node) -> bool:

@@ -288,7 +288,7 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, KS, k
 
 
 @triton.jit
-def _kc_attention_fwd(Q, K, V, Mask, Out, QS, KS, qk_scale, H, M, N, D, DV,
+def _kc_attention_fwd(Q, K, V, Mask, Out, QS, KS, qk_scale, H, G, M, N, D, DV,
                       s_qb, s_qh, s_qm, s_qd, s_kb, s_kh, s_kn, s_kd,
                       s_vb, s_vh, s_vn, s_vd, s_mb, s_mh, s_mm, s_mn,
                       s_ob, s_oh, s_om, s_od, s_qp, s_kp, s_vp,
@@ -306,11 +306,14 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, QS, KS, qk_scale, H, M, N, D, DV,
     score, and the scale joins the exponent's fma (one multiply per score fewer).
     ``QS`` / ``KS``: the row scales of Q's and K's fp16 pieces (SPLIT bit 16), laid out as
     their rows: [B, H, S] over the pieces' [B, H, S, D] strides divided by the row stride.
+    ``G`` query heads share one K/V head (grouped-query attention): head h reads K and V
+    at head h // G, so a repeated K/V is never materialised.
     """
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
     b = (pid_bh // H).to(tl.int64)
     h = (pid_bh % H).to(tl.int64)
+    hk = h // G
     row0 = pid_m * BLOCK_M
     offs_m = row0 + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, BLOCK_D)
@@ -331,8 +334,8 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, QS, KS, qk_scale, H, M, N, D, DV,
         q_lo = tl.load(q_ptrs + 2 * s_qp, mask=(offs_d < D)[None, :], other=0.0)
     elif SPLIT:  # once per tile: the KV walk reuses the pieces
         q, q_mid, q_lo = _kc_split3(q, UPCAST)
-    kv_base_k = b * s_kb + h * s_kh  # unused under TMA (the descriptors take b and h)
-    kv_base_v = b * s_vb + h * s_vh
+    kv_base_k = b * s_kb + hk * s_kh  # unused under TMA (the descriptors take b and hk)
+    kv_base_v = b * s_vb + hk * s_vh
     mask_base = b * s_mb + h * s_mh + rm[:, None] * s_mm
 
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
@@ -351,12 +354,12 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, QS, KS, qk_scale, H, M, N, D, DV,
         acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, KS, kv_base_k, kv_base_v,
         mask_base, 0, free, qsc, N, D, DV, s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
         BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, False, PREC, PREC_QK, UPCAST, SPLIT,
-        FOLD, TMA, pid_bh // H, pid_bh % H)
+        FOLD, TMA, pid_bh // H, pid_bh % H // G)
     acc, l_i, m_i = _kc_attention_block(
         acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, KS, kv_base_k, kv_base_v,
         mask_base, free, hi, qsc, N, D, DV, s_kn, s_kd, s_kp, s_vn, s_vd, s_vp, s_mm, s_mn,
         BLOCK_N, BLOCK_D, BLOCK_DV, CAUSAL, MASK_KIND, True, PREC, PREC_QK, UPCAST, SPLIT,
-        FOLD, TMA, pid_bh // H, pid_bh % H)
+        FOLD, TMA, pid_bh // H, pid_bh % H // G)
     # a row with every score masked has l_i == 0 and acc == 0: zeros like torch's SDPA, or
     # NaN (0 / 0) like a plain softmax
     if SAFE:
@@ -649,12 +652,14 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
               causal: bool = False, attn_mask: torch.Tensor | None = None,
               precision_table: dict[str, str] | None = None,
               config: dict[str, int] | None = None, safe_softmax: bool = True) -> torch.Tensor:
-    """softmax(q @ k^T * scale + mask) @ v for q [B, H, M, D], k [B, H, N, D], v [B, H, N, Dv].
+    """softmax(q @ k^T * scale + mask) @ v for q [B, H, M, D], k [B, Hk, N, D], v [B, Hk, N, Dv].
 
     Same semantics as ``torch.nn.functional.scaled_dot_product_attention``: ``scale``
     defaults to 1/sqrt(D); ``causal`` is its top-left aligned ``is_causal`` mask;
     ``attn_mask`` broadcastable to [B, H, M, N] is added when floating and keeps the
-    scores where True when boolean. Unlike torch, ``causal`` and ``attn_mask`` may be
+    scores where True when boolean. K and V may have fewer heads than q (grouped-query
+    attention, SDPA's ``enable_gqa``): Hk divides H and query head h reads K/V head
+    h // (H / Hk). Unlike torch, ``causal`` and ``attn_mask`` may be
     combined (both apply). Inputs may have any strides; the result is a contiguous
     [B, H, M, Dv] tensor of q's dtype. A row whose every key is masked gives zeros
     (``safe_softmax``, torch's SDPA) or NaN (``safe_softmax=False``, a plain softmax).
@@ -680,9 +685,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
                          f"{v.device}")
     B, H, M, D = q.shape
     N, DV = k.shape[2], v.shape[3]
-    if tuple(k.shape[:2]) != (B, H) or tuple(v.shape[:2]) != (B, H):
+    HK = k.shape[1]
+    if k.shape[0] != B or tuple(v.shape[:2]) != (B, HK) or (H % HK if HK else H):
         raise ValueError(f"attention: batch/head dims differ: q {tuple(q.shape)}, "
-                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)} (k and v need q's batch "
+                         "and one head count that divides q's)")
     if k.shape[3] != D:
         raise ValueError(f"attention: q and k head dims differ: q {tuple(q.shape)}, "
                          f"k {tuple(k.shape)}")
@@ -801,7 +808,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
                                  for t, w in ((views[1], bd), (views[2], bdv))), *views[3:])
         try:
             _kc_attention_fwd[grid](
-                *views, qk_scale, H, M, N, D, DV,
+                *views, qk_scale, H, H // max(HK, 1), M, N, D, DV,
                 *st[0], *st[1], *st[2], *ms, *out.stride(), *sp,
                 BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=bd, BLOCK_DV=bdv, CAUSAL=bool(causal),
                 MASK_KIND=mask_kind, PREC=prec, PREC_QK=_KC_ATTN_QK_PRECISION.get(prec, prec),

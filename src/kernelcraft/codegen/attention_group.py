@@ -49,11 +49,18 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
         scale.append(f"{'/' if divides else '*'} {term}")
     w = [f"def {wname}({', '.join(args)}):"]
     w += _operand("q", m.q) + _operand("k", m.k) + _operand("v", m.v)
-    w += [
-        "    lead = _kc_broadcast(q.shape[:-2], k.shape[:-2], v.shape[:-2])",
-        "    lead = (1,) * (2 - len(lead)) + tuple(lead)  # [B, H]; B = 1 for [B*H, S, D]",
-        "    q, k, v = (t.expand(*lead, -1, -1) for t in (q, k, v))",
-    ]
+    if m.k.grouped:  # K and V [B, Hk, S, D]: each head serves H / Hk query heads
+        w += [
+            "    lead = _kc_broadcast(q.shape[:-2], k.shape[:1] + (1,), v.shape[:1] + (1,))",
+            "    q = q.expand(*lead, -1, -1)",
+            "    k, v = (t.expand(lead[0], -1, -1, -1) for t in (k, v))",
+        ]
+    else:
+        w += [
+            "    lead = _kc_broadcast(q.shape[:-2], k.shape[:-2], v.shape[:-2])",
+            "    lead = (1,) * (2 - len(lead)) + tuple(lead)  # [B, H]; B = 1 for [B*H, S, D]",
+            "    q, k, v = (t.expand(*lead, -1, -1) for t in (q, k, v))",
+        ]
     mask = "None"
     if m.mask is not None:
         mask = "mask" if m.mask_keeps else "torch.logical_not(mask)"
@@ -98,6 +105,10 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
     }
     what = "causal " if m.causal else ("masked " if m.mask is not None else "")
     notes = [f"{what}flash attention ({'SDPA' if m.safe else 'softmax'} semantics)"]
+    if m.k.grouped:
+        cfg["kv_heads"] = sizes["Hkv"]
+        notes.append(f"grouped-query: {sizes['H'] // max(sizes['Hkv'], 1)} query heads per "
+                     "K/V head, K and V read without their repeat")
     return KernelSource(KERNEL, wname, "", "\n".join(w), m.inputs, [m.output], cfg, notes,
                         signature=sig, constexprs=consts, num_warps=nw, num_stages=ns,
                         attrs=attrs)
@@ -164,7 +175,8 @@ def _sizes(m: AttentionMatch) -> dict[str, int]:
     out = [hint(d) for d in val(m.output).shape]
     lead = out[:-2] if m.rank == 4 else [1, out[0]]
     (M, D), (N, _), (_, Dv) = last2(m.q), last2(m.k), last2(m.v)
-    return {"B": lead[0], "H": lead[1], "M": M, "N": N, "D": D, "Dv": Dv}
+    hkv = hint(val(m.k.base).shape[1]) if m.k.grouped else lead[1]
+    return {"B": lead[0], "H": lead[1], "Hkv": hkv, "M": M, "N": N, "D": D, "Dv": Dv}
 
 
 def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
@@ -177,21 +189,25 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
 
     lead = (sizes["B"], sizes["H"])
 
-    def strides(node: Any, swap: bool = False) -> list[int]:
+    def strides(node: Any, swap: bool = False, heads: int | None = None) -> list[int]:
         shape, st = [hint(d) for d in val(node).shape], [hint(d) for d in val(node).stride()]
         if swap:
             shape[-2:], st[-2:] = shape[:-3:-1], st[:-3:-1]
         while len(shape) < 4:
             shape.insert(0, 1)
             st.insert(0, 0)
-        return [0 if shape[i] == 1 and lead[i] != 1 else st[i] for i in range(2)] + st[2:]
+        want = (lead[0], lead[1] if heads is None else heads)
+        return [0 if shape[i] == 1 and want[i] != 1 else st[i] for i in range(2)] + st[2:]
 
     H, M, N, D, Dv = (sizes[x] for x in ("H", "M", "N", "D", "Dv"))
-    ints: dict[str, int] = {"H": H, "M": M, "N": N, "D": D, "DV": Dv,
-                            "s_qp": 0, "s_kp": 0, "s_vp": 0}
+    ints: dict[str, int] = {"H": H, "G": H // max(sizes["Hkv"], 1), "M": M, "N": N, "D": D,
+                            "DV": Dv, "s_qp": 0, "s_kp": 0, "s_vp": 0}
     mask_st = strides(m.mask) if m.mask is not None else [0, 0, 0, 0]
-    qkv = {x: strides(o.base, o.swap) for x, o in (("q", m.q), ("k", m.k), ("v", m.v))}
-    bcast = {x: [st[i] == 0 and lead[i] > 1 for i in range(2)] for x, st in qkv.items()}
+    heads = {"q": H, "k": sizes["Hkv"], "v": sizes["Hkv"]}
+    qkv = {x: strides(o.base, o.swap, heads[x])
+           for x, o in (("q", m.q), ("k", m.k), ("v", m.v))}
+    bcast = {x: [st[i] == 0 and (lead[0], heads[x])[i] > 1 for i in range(2)]
+             for x, st in qkv.items()}
     for names, st in (("s_qb s_qh s_qm s_qd", qkv["q"]), ("s_kb s_kh s_kn s_kd", qkv["k"]),
                       ("s_vb s_vh s_vn s_vd", qkv["v"]),
                       ("s_mb s_mh s_mm s_mn", mask_st),
@@ -260,7 +276,7 @@ def respec(sig: dict[str, str], consts: dict[str, Any], attrs: dict[str, Any],
         sig[ptr] = "*fp16" if split & 16 and x != "v" else "*bf16"
         row = "m" if x == "q" else "n"
         bb, bh = sizes.get("bcast", {}).get(x, [False, False])
-        hs = 1 if bh else H
+        hs = 1 if bh else H if x == "q" else sizes.get("Hkv", H)
         ints.update({f"s_{x}b": 0 if bb else hs * rows * d, f"s_{x}h": 0 if bh else rows * d,
                      f"s_{x}{row}": d, f"s_{x}d": 1,
                      f"s_{x}p": (1 if bb else B) * hs * rows * d})
