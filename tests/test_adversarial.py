@@ -95,6 +95,7 @@ HONEST_TABLE: list[tuple[str, str]] = [
     ("relu_ok", "relu_pos"),
     ("linear_relu_ok", "linear_relu"),
     ("block_sum_pos_ok", "block_sum_pos"),
+    ("state_attribute_ok", "state_attribute"),
 ]
 
 

@@ -169,6 +169,19 @@ class _Float64Casts(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+def _float64_model(model: nn.Module) -> nn.Module:
+    """``model.double()``, plain floating tensor attributes included (an LSTM's initial
+    state made in the constructor): ``.double()`` converts parameters and buffers only, and
+    the reference then mixed float32 and float64 operands."""
+    model.double()
+    for m in model.modules():
+        for name, x in list(vars(m).items()):
+            if isinstance(x, torch.Tensor) and not isinstance(x, nn.Parameter) \
+                    and x.is_floating_point():
+                setattr(m, name, x.double())
+    return model
+
+
 @contextlib.contextmanager
 def float64_program() -> Iterator[None]:
     """Run a model as its float64 counterpart (see :class:`_Float64Casts`)."""
@@ -280,6 +293,7 @@ class _Builder:
         fresh = prob.make_model(self.init(spec), spec.seed)
         redraw_parameters(fresh, spec.seed)
         state = fresh.state_dict()
+        state.update(_tensor_attributes(fresh))
         dtype = _LOW.get(self.opts.precision)
         return {k: (v.to(dtype) if dtype is not None and v.is_floating_point() else v)
                 for k, v in state.items()}
@@ -373,15 +387,38 @@ class _Stop(Exception):
         self.detail = detail
 
 
+#: state keys of plain tensor attributes (``_tensor_attributes``), beside the state dict's
+_ATTR = "attribute:"
+
+
+def _tensor_attributes(model: nn.Module) -> dict[str, torch.Tensor]:
+    """Plain tensor attributes (neither parameter nor buffer: an LSTM's initial state drawn
+    in the constructor) by dotted name. They are part of what the program computes with
+    but not of its state dict, so the candidate and the reference get the same ones here
+    (before, each kept its own draw: a correct module was judged wrong)."""
+    out: dict[str, torch.Tensor] = {}
+    for path, m in model.named_modules():
+        for name, x in vars(m).items():
+            if isinstance(x, torch.Tensor) and not isinstance(x, nn.Parameter):
+                out[f"{_ATTR}{path + '.' if path else ''}{name}"] = x
+    return out
+
+
 def _load_state(inst: nn.Module, state: dict[str, torch.Tensor]) -> None:
+    attrs = {k[len(_ATTR):]: v for k, v in state.items() if k.startswith(_ATTR)}
     try:
-        inst.load_state_dict(state)
+        inst.load_state_dict({k: v for k, v in state.items() if not k.startswith(_ATTR)})
     except RuntimeError as exc:
         lines = str(exc).strip().splitlines()
         raise InputError(
             "candidate: ModelNew's parameters and buffers differ from Model's: "
             + " ".join(line.strip() for line in lines[1:3])
         ) from exc
+    for fqn, x in attrs.items():
+        path, _, name = fqn.rpartition(".")
+        owner = inst.get_submodule(path) if path else inst
+        if isinstance(vars(owner).get(name), torch.Tensor):  # the program's own attribute
+            setattr(owner, name, x.clone())
 
 
 def _plain_call(inputs: list[Any], inst: nn.Module, counter: LaunchCounter,
@@ -500,8 +537,8 @@ def _judge_one(b: _Builder, spec: TrialSpec, fact: dict[str, Any] | None, trial:
     try:
         state = b.state(spec)
         ref = b.ref_model(spec)
-        ref.load_state_dict(state)
-        ref64 = copy.deepcopy(ref).double()
+        _load_state(ref, state)
+        ref64 = _float64_model(copy.deepcopy(ref))
         inputs = b.inputs(spec)
         with torch.no_grad(), precision_mode(opts.precision):
             r = ref(*inputs)
