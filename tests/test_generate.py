@@ -1146,3 +1146,75 @@ def _model_and_inputs(src: str):
     ns: dict = {}
     exec(src, ns)
     return ns["Model"](), ns["get_inputs"]()
+
+
+LSTM = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, n_in, hidden):
+        super().__init__()
+        self.lstm = nn.LSTM(n_in, hidden, 2, batch_first=True)
+        self.fc = nn.Linear(hidden, 5)
+    def forward(self, x):
+        return self.fc(self.lstm(x)[0][:, -1])
+
+batch, seq, n_in, hidden = 3, 7, 8, 16
+def get_inputs(): return [torch.randn(batch, seq, n_in)]
+def get_init_inputs(): return [n_in, hidden]
+"""
+
+
+def test_recurrent_layer_is_one_extern_and_its_sizes_stay_free(write, tmp_path):
+    """nn.LSTM stays one op (the vendor's fused layer, not one launch per step), and the
+    sequence length its capture makes a constant is not baked: the guard is taken on the
+    captured graph before the planner rewrites it (the two zero states merged by common
+    subexpression elimination made every moved dim look baked, and the module ran the
+    problem's forward at any other length)."""
+    gen = generate(write("lstm.py", LSTM), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail  # kernels at other batch sizes and lengths
+    externs = [n for g in gen.plan.groups if g.kind == "extern" for n in g.nodes]
+    assert [op_name(n.target) for n in externs].count("lstm") == 1
+    assert not any(op_name(n.target) == "sigmoid" for g in gen.plan.kernels for n in g.nodes)
+    assert all(not v.guard for v in gen.variants)
+    assert "whole recurrent layer" in gen.report_path.read_text()
+
+
+LSTM_STATE_ATTRIBUTE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, n_in, hidden, batch):
+        super().__init__()
+        self.h0, self.c0 = torch.randn(1, batch, hidden), torch.randn(1, batch, hidden)
+        self.lstm = nn.LSTM(n_in, hidden, batch_first=True)
+    def forward(self, x):
+        self.h0, self.c0 = self.h0.to(x.device), self.c0.to(x.device)
+        return torch.tanh(self.lstm(x, (self.h0, self.c0))[0])
+
+batch, seq, n_in, hidden = 3, 5, 8, 16
+def get_inputs(): return [torch.randn(batch, seq, n_in)]
+def get_init_inputs(): return [n_in, hidden, batch]
+"""
+
+
+def test_plain_tensor_attributes_follow_the_inputs(write, tmp_path):
+    """Initial states drawn in the constructor as plain attributes: judged with the
+    reference's draw, read on the inputs' device (``.to(device)`` leaves them behind)."""
+    gen = generate(write("lstm_state.py", LSTM_STATE_ATTRIBUTE), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    assert "_kc_const(self, 'h0', _kc_dev)" in gen.module_path.read_text()
+
+
+def test_kc_const_moves_a_copy_and_follows_a_replaced_attribute():
+    from kernelcraft.codegen.runtime import _kc_const
+
+    m = torch.nn.Module()
+    m.h0 = torch.randn(2, 3)
+    meta = torch.device("meta")
+    a = _kc_const(m, "h0", meta)
+    assert a.device == meta and m.h0.device.type == "cpu"  # the attribute is left alone
+    assert _kc_const(m, "h0", meta) is a  # moved once
+    assert _kc_const(m, "h0", torch.device("cpu")) is m.h0  # already there: no copy
+    m.h0 = torch.randn(4)
+    assert _kc_const(m, "h0", meta).shape == (4,)  # a replaced attribute is moved again

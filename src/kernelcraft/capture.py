@@ -39,6 +39,9 @@ class Captured:
     n_user_outputs: int = 1
     out_spec: Any = None
     example_inputs: list[Any] = field(default_factory=list)
+    #: placeholders of plain tensor attributes (neither parameter nor buffer): ``.to()``
+    #: and ``.cuda()`` leave them where they are, so the module moves them to the inputs
+    constants: set[str] = field(default_factory=set)
 
     @property
     def graph(self) -> torch.fx.Graph:
@@ -247,6 +250,12 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
         enable_gqa=enable_gqa)[0]
 
 
+#: whole recurrent layers (nn.LSTM, nn.GRU, nn.RNN), kept undecomposed: extern groups
+RECURRENT = tuple(getattr(getattr(aten, name), form)
+                  for name in ("lstm", "gru", "rnn_tanh", "rnn_relu")
+                  for form in ("input", "data"))
+
+
 def decomposition_table() -> dict[Any, Any]:
     """Core ATen decompositions plus kernelcraft's own for ops its templates fuse."""
     from torch.export import default_decompositions
@@ -285,6 +294,11 @@ def decomposition_table() -> dict[Any, Any]:
         aten.scaled_dot_product_attention.default: _sdpa,
     }
     table.update(ours)
+    # recurrent layers stay whole: unrolled, each step is a matmul and a gate kernel (three
+    # launches per step and direction, thousands of kernels to build for a long sequence),
+    # where the vendor library runs the layer as one fused persistent kernel
+    for op in RECURRENT:
+        table.pop(op, None)
     # gathers the pointwise template loads (upsampling, embeddings), from PyTorch's own
     # decompositions into aten.index / aten._unsafe_index
     from torch._decomp import decomposition_table as torch_decomps
@@ -320,8 +334,8 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
     sig = ep.graph_signature
     param_of = dict(sig.inputs_to_parameters)
     param_of.update(sig.inputs_to_buffers)
-    for const_name, fqn in getattr(sig, "inputs_to_lifted_tensor_constants", {}).items():
-        param_of[const_name] = fqn
+    lifted = dict(getattr(sig, "inputs_to_lifted_tensor_constants", {}))
+    param_of.update(lifted)
     outputs = list(sig.output_specs)
     mutations = {}
     n_user = 0
@@ -348,6 +362,7 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         n_user_outputs=n_user,
         out_spec=ep.call_spec.out_spec,
         example_inputs=list(inputs),
+        constants=set(lifted),
     )
 
 

@@ -141,7 +141,10 @@ class _Emitter:
         body.append(f"        _kc_dev = {self.name(tensor_user[0])}.device" if tensor_user
                      else "        _kc_dev = torch.device('cpu')")
         for n in cap.graph.nodes:
-            if n.op == "placeholder" and n.name in cap.param_of:
+            if n.op == "placeholder" and n.name in cap.constants:
+                body.append(f"        {self.name(n)} = _kc_const(self, "
+                            f"{cap.param_of[n.name]!r}, _kc_dev)")
+            elif n.op == "placeholder" and n.name in cap.param_of:
                 body.append(f"        {self.name(n)} = _kc_state(self, {cap.param_of[n.name]!r})")
         for unit in self.schedule():
             if isinstance(unit, Group):

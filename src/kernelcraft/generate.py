@@ -139,6 +139,10 @@ def build(problem: Problem, opts: GenerateOptions, label: str = "") -> Variant:
     """Capture at the problem's sizes (meta device), plan and emit every group."""
     targets = resolve_many(opts.targets)
     cap = capture_at(problem)
+    # before the planner's rewrites change the graph: baked_dims compares it with a fresh
+    # capture at other sizes (a rewritten graph never matches, so every moved dim would
+    # look baked and the module would run the problem's forward there)
+    guard = baked_dims(problem, cap)
     from kernelcraft.codegen.conv_group import conv_mode
 
     fusion = opts.fusion
@@ -156,7 +160,7 @@ def build(problem: Problem, opts: GenerateOptions, label: str = "") -> Variant:
             g.reason = f"{g.kind} template cannot take it: {exc}"
             g.kind = "extern"
     return Variant(init_key(problem.init_inputs(0)), cap, plan, kernels, label,
-                   guard=baked_dims(problem, cap))
+                   guard=guard)
 
 
 def variants_for(problem: Problem, opts: GenerateOptions) -> list[Variant]:

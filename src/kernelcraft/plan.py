@@ -503,7 +503,11 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 join(g, n)
                 continue
         if is_view(n.target):
-            new("glue", n)
+            g = _row_view_home(n, group_of) if opts.fuse_reductions else None
+            if g is not None:  # the same per-row values in another kept shape
+                join(g, n)
+            else:
+                new("glue", n)
             continue
         if is_pointwise(n.target) and _simple_pointwise(n):
             shape = shape_key(value.shape)
@@ -989,6 +993,9 @@ def _extern_reason(n: fx.Node) -> str:
                 "on adjacent dims")
     if name == "scatter_add":
         return "scatter_add: the scatter template adds float32 values by an integer index"
+    if name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+        return (f"{name}: a whole recurrent layer, left to the vendor library's fused "
+                "kernel (unrolled, every step would be separate launches)")
     return f"{name}: no template yet"
 
 
@@ -1040,12 +1047,21 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
     # |x|^2 + |y|^2 of pairwise distances, from two broadcast vectors) joins its epilogue,
     # where the opposite order would leave the product's tile stored and read back.
     found.sort(key=lambda g: g.kind != "matmul")
+    # A node on a reduction's kept shape (per-row values) makes that reduction its home;
+    # independent pointwise groups on the same row shape merge in (BatchNorm's running
+    # statistics, updated from the batch statistics in the kernel that computes them).
+    rows = [g for g in found if g.kind == "reduction" and g.domain != shape]
+    if rows and all(g is rows[0] or _row_mergeable(g, shape) for g in found):
+        found.remove(rows[0])
+        found.insert(0, rows[0])
     # The fused kernel is the first home; others merge in when they are pointwise groups of
     # the same domain that neither depends on the other (no path through a third group).
     home = found[0]
     merged = [home]
     for g in found[1:]:
-        if (g.kind == "pointwise" and g.domain == home.domain
+        row_level = (home.kind == "reduction" and home.domain != shape
+                     and _row_mergeable(g, shape))
+        if (g.kind == "pointwise" and (g.domain == home.domain or row_level)
                 and all(g.id not in m.deps and m.id not in g.deps for m in merged)
                 and _gather_safe([*merged, g])
                 and (home.kind in ("pointwise", "reduction")
@@ -1115,6 +1131,34 @@ def _merge_row_sibling(g: Group, groups: list[Group], group_of: dict[fx.Node, Gr
         if mine & full_reads(r):
             _merge(r, g, groups, group_of)
             return
+
+
+def _row_view_home(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:
+    """The reduction group whose per-row value ``n`` re-views from one kept shape to the
+    other ([1, C, 1, 1] <-> [C]: the same value per row, no data moved) for pointwise
+    nodes on a kept shape, if any."""
+    a = n.args[0] if n.args else None
+    g = group_of.get(a) if isinstance(a, fx.Node) else None
+    if (g is None or g.kind != "reduction" or op_name(n.target) not in ROW_VIEWS
+            or n.all_input_nodes != [a] or not is_tensor_node(n) or not is_tensor_node(a)):
+        return None
+    kept = kept_shapes(g.domain, g.rdims) - {g.domain}
+    if (shape_key(val(a).shape) in kept and shape_key(val(n).shape) in kept and n.users
+            and all(is_pointwise(u.target) and is_tensor_node(u)
+                    and shape_key(val(u).shape) in kept for u in n.users)):
+        return g
+    return None
+
+
+def _row_mergeable(g: Group, shape: tuple[str, ...]) -> bool:
+    """A pointwise group on the row shape ``shape`` that a reduction kernel can take as it
+    is: no gathers, no positions (now or later: no arange)."""
+    return (g.kind == "pointwise" and g.domain == shape and not g.positions
+            and not _has_gather(g) and not any(is_arange(m) for m in g.nodes))
+
+
+#: views that can only re-shape a per-row value between kept shapes (no permutation)
+ROW_VIEWS = ("view", "_unsafe_view", "reshape", "squeeze", "unsqueeze")
 
 
 def _reduced_context_ok(n: fx.Node, g: Group, shape: tuple[str, ...]) -> bool:

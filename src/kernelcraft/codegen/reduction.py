@@ -67,6 +67,7 @@ from kernelcraft.codegen.pointwise import (
     stand_in,
 )
 from kernelcraft.plan import (
+    ROW_VIEWS,
     Group,
     broadcasts_to,
     gather_dims,
@@ -211,6 +212,9 @@ def _analyse(g: Group) -> _Analysis:
                 if not full:
                     _fail(f"{n.name}: a reduced-context node reads a full-context value")
                 level = max(level, an.need[a])
+                continue
+            if op_name(n.target) in ROW_VIEWS and actx != "full" and an.ctx[n] != "full":
+                level = max(level, an.ready[a])  # the same per-row value, re-viewed
                 continue
             if actx == "drop" and an.ctx[n] != "drop" and not leading:
                 _fail(f"{n.name}: broadcasts a reduced value without its reduced dims")
@@ -604,6 +608,8 @@ class _Gen:
         raise AssertionError(f"{a.name} is not available")
 
     def _lower(self, n: fx.Node, ctx: str, vals: dict[fx.Node, str], sfx: str) -> str:
+        if op_name(n.target) in ROW_VIEWS:  # a per-row value re-viewed (plan._row_view_home)
+            return self._operand(n.args[0], ctx, vals, sfx)
         env = {a: self._operand(a, ctx, vals, sfx) for a in n.all_input_nodes}
         return _rhs(lower_pointwise(n, env))
 

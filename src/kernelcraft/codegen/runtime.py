@@ -339,6 +339,21 @@ def _kc_state(module, fqn):
     return getattr(hit[0], hit[1])
 
 
+def _kc_const(module, fqn, dev):
+    """A plain tensor attribute (not a parameter or buffer) on the inputs' device:
+    ``module.to(device)`` leaves such a tensor where it was made, and programs move it in
+    ``forward`` (``self.h0 = self.h0.to(x.device)``). The moved copy is kept per model and
+    name while the attribute is the same tensor; the attribute itself is left alone."""
+    t = _kc_state(module, fqn)
+    if t.device == dev:
+        return t
+    moved = module.__dict__.setdefault("_kc_moved", {})
+    hit = moved.get(fqn)
+    if hit is None or hit[0] is not t or hit[1].device != dev:
+        hit = moved[fqn] = (t, t.to(dev))
+    return hit[1]
+
+
 def _kc_broadcast(*shapes):
     """torch.broadcast_shapes on plain sizes without its dispatch: a wrapper runs on every
     call, and that one cost tens of microseconds (launch-bound modules felt it)."""
