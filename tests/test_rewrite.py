@@ -339,3 +339,41 @@ def test_unit_layout_detours_fold_and_compute_the_same() -> None:
         torch.testing.assert_close(c.gm(q, k, v)[0], model(q, k, v))
     c = capture(_HeadsMerged(), [torch.randn(2, 3, 8, 4)])
     assert fold_unit_layouts(c.gm) == 0
+
+
+class _Diagonal(nn.Module):
+    """diag(v) @ a, b @ diag(w) (a parameter's diagonal), and products the rewrite must keep:
+    a triangular mask's matmul and an identity mask over a full matrix."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(n))
+
+    def forward(self, v, a, b, m):
+        eye = torch.eye(v.shape[0], dtype=torch.bool)
+        return (torch.diag(v) @ a, b @ torch.diag_embed(self.w), torch.triu(m) @ a,
+                torch.where(eye, m, 0.0) @ a)
+
+
+def test_diagonal_matmuls_become_row_and_column_scales() -> None:
+    from kernelcraft.rewrite import diagonal_matmuls
+
+    n = 12
+    model = _Diagonal(n)
+    inputs = [torch.randn(n), torch.randn(n, 7), torch.randn(5, n), torch.randn(n, n)]
+    cap = capture(model, inputs)
+    before = _run(cap, model, inputs)
+    assert diagonal_matmuls(cap.gm) == 2
+    after = _run(cap, model, inputs)
+    for a, b in zip(after, before, strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)  # one product per element either way
+    mms = [n for n in cap.gm.graph.nodes if op_name(n.target) == "mm"]
+    assert len(mms) == 2  # the triangular product and the full-matrix one stay matmuls
+    # at other sizes too (the rewrite is shape-generic)
+    m = 9
+    other = [torch.randn(m), torch.randn(m, 3), torch.randn(4, n), torch.randn(m, m)]
+    model.w = nn.Parameter(torch.randn(n))
+    ref = model(*other)
+    got = _run(cap, model, other)
+    for a, b in zip(got, ref, strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)

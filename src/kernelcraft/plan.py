@@ -100,6 +100,9 @@ class FusionOptions:
     #: as one permute and the view (``rewrite.fold_unit_layouts``): attention written with
     #: einsum is seen as attention
     fold_unit_layouts: bool = True
+    #: ``torch.diag(v) @ b`` as ``v[:, None] * b`` (``rewrite.diagonal_matmuls``): no n x n
+    #: matrix, n^2 work instead of n^3, the same rounding
+    diagonal_matmuls: bool = True
 
 
 @dataclass
@@ -395,6 +398,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import eliminate_common
 
         eliminate_common(gm)
+    if opts.diagonal_matmuls:
+        from kernelcraft.rewrite import diagonal_matmuls
+
+        diagonal_matmuls(gm)
     if opts.flip_gathers:
         from kernelcraft.rewrite import flip_gathers
 

@@ -51,6 +51,13 @@ through a unit dim: ``einsum("bhqd,bhkd->bhqk")`` lowers each operand through a
 the bmm's result ``view(B, H, Q, 1, K).permute(...).view(B, H, Q, K)``), which hides the
 [B, H, S, D] operands and the [B*H, ...] merge the attention template looks for.
 
+``diagonal_matmuls``: ``mm(diag(v), b)`` (``torch.diag`` / ``diag_embed`` of a vector: a
+``where`` of the identity pattern ``arange(n) == arange(n)[:, None]``, else zero) becomes
+``v[:, None] * b``, and ``mm(b, diag(v))`` becomes ``b * v[None, :]``: every output
+element is the one nonzero product the matmul would sum with zeros (the same rounding),
+n^2 work instead of n^3 and no n x n matrix. Only non-finite values of ``b`` differ: the
+matmul also multiplied them by the zeros (0 * inf = NaN across the row).
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -856,3 +863,98 @@ def fold_unit_layouts(gm: fx.GraphModule) -> int:
     if folded:
         gm.recompile()
     return folded
+
+
+def diagonal_matmuls(gm: fx.GraphModule) -> int:
+    """``mm(diag(v), b)`` -> ``v[:, None] * b``, ``mm(b, diag(v))`` -> ``b * v[None, :]`` (see
+    the module docstring); the number of products replaced."""
+    from torch._guards import detect_fake_mode
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if n.op != "call_function" or op_name(n.target) != "mm" or n.kwargs:
+            continue
+        for side in (0, 1):
+            v = _diagonal_of(n.args[side])
+            other = n.args[1 - side]
+            if v is None or not is_tensor_node(other) or val(other).dtype != val(n).dtype:
+                continue
+            insert = _inserter(graph, detect_fake_mode([val(n)]))
+            with graph.inserting_before(n):
+                vec = insert(torch.ops.aten.view.default, (v, [-1, 1] if side == 0 else [1, -1]))
+                out = insert(torch.ops.aten.mul.Tensor, (vec, other) if side == 0 else (other, vec))
+            n.replace_all_uses_with(out)
+            graph.erase_node(n)
+            count += 1
+            break
+    if count:
+        graph.eliminate_dead_code()
+        gm.recompile()
+    return count
+
+
+def _diagonal_of(a: Any) -> fx.Node | None:
+    """v where ``a`` = ``where(arange(n) == arange(n)[:, None], v', 0)`` is an n x n matrix
+    with v' a broadcast of the n-vector v (a row or a column), of ``a``'s dtype."""
+    if not (isinstance(a, fx.Node) and a.op == "call_function" and op_name(a.target) == "where"
+            and len(a.args) == 3 and is_tensor_node(a) and val(a).dim() == 2):
+        return None
+    cond, x, zero = a.args
+    n = val(a).shape[0]
+    if not (_literal_zero(zero) and _identity_pattern(cond, n) and is_tensor_node(x)):
+        return None
+    vx = val(x)
+    if vx.dtype != val(a).dtype or vx.dim() > 2 or not _same_size(vx.numel(), n):
+        return None
+    if vx.dim() == 2 and not (_is_one(vx.shape[0]) or _is_one(vx.shape[1])):
+        return None
+    return x
+
+
+def _literal_zero(z: Any) -> bool:
+    if isinstance(z, (int, float)) and not isinstance(z, bool):
+        return z == 0
+    return (isinstance(z, fx.Node) and z.op == "call_function"
+            and op_name(z.target) == "scalar_tensor" and len(z.args) == 1
+            and isinstance(z.args[0], (int, float)) and z.args[0] == 0)
+
+
+def _identity_pattern(c: Any, n: Any) -> bool:
+    """``c`` is ``arange(n) == arange(n)[:, None]`` (either order; through views that keep
+    its [n, n] shape): true exactly on the diagonal."""
+    while (isinstance(c, fx.Node) and c.op == "call_function" and is_view(c.target)
+           and op_name(c.target) in _RESHAPES and c.args and is_tensor_node(c.args[0])
+           and shape_key(val(c.args[0]).shape) == shape_key(val(c).shape)):
+        c = c.args[0]
+    if not (isinstance(c, fx.Node) and c.op == "call_function" and op_name(c.target) == "eq"
+            and len(c.args) == 2 and is_tensor_node(c)):
+        return False
+    sides = [_arange_axis(x, n) for x in c.args]
+    return sorted(s for s in sides if s is not None) == [0, 1]
+
+
+def _arange_axis(x: Any, n: Any) -> int | None:
+    """The axis (0: rows, ``[n, 1]``; 1: columns, ``[n]`` or ``[1, n]``) along which ``x``
+    holds ``arange(n)``."""
+    axis = 1
+    if (isinstance(x, fx.Node) and x.op == "call_function" and op_name(x.target) == "unsqueeze"
+            and x.args[1] in (-1, 1) and is_tensor_node(x.args[0]) and val(x.args[0]).dim() == 1):
+        axis, x = 0, x.args[0]
+    elif (isinstance(x, fx.Node) and x.op == "call_function"
+          and op_name(x.target) == "unsqueeze" and x.args[1] in (0, -2)):
+        x = x.args[0]
+    if not (isinstance(x, fx.Node) and x.op == "call_function"
+            and op_name(x.target) == "arange" and is_tensor_node(x) and val(x).dim() == 1):
+        return None
+    args = list(x.args)
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (
+        args[0], args[1], args[2] if len(args) > 2 else 1)
+    if start != 0 or step != 1 or not _same_size(val(x).shape[0], n):
+        return None
+    return axis
+
+
+def _same_size(a: Any, b: Any) -> bool:
+    """Equal sizes, symbolic ones compared as expressions (no guard added)."""
+    return shape_key((a,)) == shape_key((b,))
