@@ -950,7 +950,38 @@ def test_captured_attention_is_one_attention_group(case: str, write: Any) -> Non
 
 
 #: id: (source, causal, SDPA semantics)
+SWIN = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, dim, heads, window):
+        super().__init__()
+        self.heads, self.window = heads, window
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.table = nn.Parameter(torch.randn((2 * window - 1) ** 2, heads))
+        c = torch.stack(torch.meshgrid(torch.arange(window), torch.arange(window),
+                                       indexing="ij")).flatten(1)
+        rel = (c[:, :, None] - c[:, None, :]).permute(1, 2, 0) + (window - 1)
+        self.register_buffer("index", rel[..., 0] * (2 * window - 1) + rel[..., 1])
+    def forward(self, x):
+        B, H, W, C = x.shape
+        w, h = self.window, self.heads
+        x = x.view(B, H // w, w, W // w, w, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, w * w, C)
+        n = x.shape[1]
+        q, k, v = self.qkv(x).reshape(-1, n, 3, h, C // h).permute(2, 0, 3, 1, 4)
+        bias = self.table[self.index.view(-1)].view(n, n, h).permute(2, 0, 1)
+        attn = ((q * (C // h) ** -0.5) @ k.transpose(-2, -1) + bias.unsqueeze(0)).softmax(-1)
+        return (attn @ v).transpose(1, 2).reshape(-1, n, C)
+
+batch, size, dim, heads, window = 2, 28, 32, 2, 7
+def get_inputs(): return [torch.randn(batch, size, size, dim)]
+def get_init_inputs(): return [dim, heads, window]
+"""
+
 BIASED: dict[str, tuple[str, bool, bool]] = {
+    # window partition of a symbolic map: the window's n is H // (H // w) * W // (W // w),
+    # equal to the bias's view of (2w-1)^2 // n only at the captured sizes' values
+    "swin_window_bias": (SWIN, False, False),
     "alibi_causal": (ALIBI, True, False),
     "relative_position_parameter": (REL_BIAS, False, False),
     "sdpa_float_padding_mask": (SDPA_PAD, False, True),

@@ -592,11 +592,20 @@ def _same_shape(a: fx.Node, b: fx.Node) -> bool:
 
 
 def _broadcasts(m: fx.Node, shape: Any) -> bool:
+    """Whether the mask ``m`` broadcasts to the scores' ``shape``. Sizes are compared as
+    expressions, else at the captured values: the ``add`` / ``where`` combining them has the
+    scores' shape, so wherever the program runs they broadcast (a Swin window's n and the
+    bias table's view of (2w-1)^2 are equal expressions sympy cannot prove: 7*7 windows of
+    H // (H // 7) rows), and the kernel's wrapper expands the mask at run time."""
+    from kernelcraft.plan import hint
+
     sm = _val(m).shape
     if len(sm) > len(shape):
         return False
-    return all(_eq(d, 1) or _eq(d, s) for d, s in zip(sm, shape[len(shape) - len(sm):],
-                                                       strict=True))
+    pairs = list(zip(sm, shape[len(shape) - len(sm):], strict=True))
+    if all(_eq(d, 1) or _eq(d, s) for d, s in pairs):
+        return True
+    return all(hint(d) == 1 or hint(d) == hint(s) for d, s in pairs)
 
 
 def _absorb_consts(args: list[Any], pat: set[fx.Node]) -> None:
