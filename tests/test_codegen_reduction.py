@@ -258,7 +258,9 @@ print(len(outs), "outputs match")
 """
 
 
-FULL_SIZE_CHECK = """
+#: a subprocess prologue: the problem (argv[1]) and its generated module (argv[2]) loaded,
+#: the reference model built and its state given to ModelNew
+_BOTH_MODELS = """
 import importlib.util, sys
 import torch
 def load(path, name):
@@ -271,6 +273,9 @@ torch.manual_seed(0)
 ref = prob.Model(*prob.get_init_inputs())
 new = kern.ModelNew(*prob.get_init_inputs())
 new.load_state_dict(ref.state_dict())
+"""
+
+FULL_SIZE_CHECK = _BOTH_MODELS + """
 inputs = prob.get_inputs()
 outs = new(*inputs)
 refs = ref.double()(*[x.double() for x in inputs])
@@ -310,19 +315,7 @@ TRAIN_BATCHNORM = """
     def get_init_inputs(): return [c]
 """
 
-RUNNING_STATS_CHECK = """
-import importlib.util, sys
-import torch
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-prob, kern = load(sys.argv[1], "problem"), load(sys.argv[2], "kernel")
-torch.manual_seed(0)
-ref = prob.Model(*prob.get_init_inputs())
-new = kern.ModelNew(*prob.get_init_inputs())
-new.load_state_dict(ref.state_dict())
+RUNNING_STATS_CHECK = _BOTH_MODELS + """
 for step in range(2):
     inputs = prob.get_inputs()
     outs = new(*inputs)
