@@ -377,3 +377,22 @@ def test_diagonal_matmuls_become_row_and_column_scales() -> None:
     got = _run(cap, model, other)
     for a, b in zip(got, ref, strict=True):
         torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+class _BmmBias(nn.Module):
+    """A view to the sizes the product already has, between a bmm and its bias add."""
+
+    def forward(self, x, w, b):
+        return torch.bmm(x, w).view(x.shape[0], x.shape[1], w.shape[2]) + b
+
+
+def test_views_to_the_same_sizes_are_dropped() -> None:
+    x, w, b = torch.randn(3, 5, 8), torch.randn(3, 8, 6), torch.randn(6)
+    model = _BmmBias()
+    cap = capture(model, [x, w, b])
+    before = _run(cap, model, [x, w, b])
+    assert eliminate_common(cap.gm) >= 1
+    assert not any(op_name(n.target) == "view" for n in cap.gm.graph.nodes)
+    torch.testing.assert_close(_run(cap, model, [x, w, b]), before, rtol=0, atol=0)
+    plan = build_plan(capture(model, [x, w, b]).gm)
+    assert [(g.kind, g.describe()) for g in plan.kernels] == [("matmul", "bmm, add")]

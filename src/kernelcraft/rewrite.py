@@ -108,13 +108,22 @@ def _frozen(a: Any) -> Any:
 
 
 def eliminate_common(gm: fx.GraphModule) -> int:
-    """Merge nodes computing the same pure op on the same operands; the number removed."""
+    """Merge nodes computing the same pure op on the same operands, and drop views to the
+    shape their input already has (a matmul's ``view(bmm, same sizes)`` otherwise stands
+    between it and the bias add of its epilogue); the number removed."""
     first: dict[Any, fx.Node] = {}
     removed = 0
     for n in list(gm.graph.nodes):
-        if not _pure(n):
+        if n.op != "call_function" or any(u.op == "output" for u in n.users):
+            continue  # returned: stays its own tensor
+        if (op_name(n.target) in _RESHAPES and n.args and is_tensor_node(n.args[0])
+                and is_tensor_node(n)
+                and shape_key(val(n).shape) == shape_key(val(n.args[0]).shape)):
+            n.replace_all_uses_with(n.args[0])  # the same sizes: the same strides, an alias
+            gm.graph.erase_node(n)
+            removed += 1
             continue
-        if any(u.op == "output" for u in n.users):  # returned: stays its own tensor
+        if not _pure(n):
             continue
         try:
             key = (n.target, _frozen(n.args), _frozen(n.kwargs))
