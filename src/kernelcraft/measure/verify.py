@@ -416,7 +416,10 @@ def _load_state(inst: nn.Module, state: dict[str, torch.Tensor]) -> None:
         ) from exc
     for fqn, x in attrs.items():
         path, _, name = fqn.rpartition(".")
-        owner = inst.get_submodule(path) if path else inst
+        try:
+            owner = inst.get_submodule(path) if path else inst
+        except AttributeError:  # a candidate built otherwise: it keeps what it has
+            continue
         if isinstance(vars(owner).get(name), torch.Tensor):  # the program's own attribute
             setattr(owner, name, x.clone())
 
