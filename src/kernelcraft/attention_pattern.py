@@ -39,6 +39,7 @@ import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.ops import op_name
+from kernelcraft.plan import hint, whole_slice
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 _MERGES = ("view", "_unsafe_view", "reshape")
@@ -331,12 +332,9 @@ def _repeat_source(n: fx.Node, frame: Any) -> tuple[fx.Node, list[fx.Node]] | No
     us = _val(u).shape
     if len(us) != 5 or not _eq(us[2], 1):
         return None
-    if _op(u) == "unsqueeze" and u.args[1] in (2, -3):
-        x = u.args[0]
-    elif _op(u) in _MERGES:
-        x = u.args[0]
-    else:
+    if not (_op(u) == "unsqueeze" and u.args[1] in (2, -3) or _op(u) in _MERGES):
         return None
+    x = u.args[0]
     if not _tensor(x):
         return None
     walked.append(u)
@@ -353,12 +351,9 @@ def _repeat_source(n: fx.Node, frame: Any) -> tuple[fx.Node, list[fx.Node]] | No
 def _skip_full_slices(n: fx.Node, walked: list[fx.Node]) -> fx.Node:
     """The tensor under slices that keep every element (``x[:, :]``), those joining
     ``walked``."""
-    while _op(n) == "slice" and _tensor(n.args[0]):
-        src = n.args[0]
-        if not all(_eq(a, b) for a, b in zip(_val(src).shape, _val(n).shape, strict=True)):
-            break
+    while _op(n) == "slice" and whole_slice(n):
         walked.append(n)
-        n = src
+        n = n.args[0]
     return n
 
 
@@ -597,8 +592,6 @@ def _broadcasts(m: fx.Node, shape: Any) -> bool:
     scores' shape, so wherever the program runs they broadcast (a Swin window's n and the
     bias table's view of (2w-1)^2 are equal expressions sympy cannot prove: 7*7 windows of
     H // (H // 7) rows), and the kernel's wrapper expands the mask at run time."""
-    from kernelcraft.plan import hint
-
     sm = _val(m).shape
     if len(sm) > len(shape):
         return False

@@ -796,7 +796,7 @@ def is_arange(n: Any) -> bool:
 _POSITION_VIEWS = ("unsqueeze", "view", "_unsafe_view", "reshape", "squeeze", "alias")
 
 
-def _whole_slice(n: fx.Node) -> bool:
+def whole_slice(n: fx.Node) -> bool:
     """``x[:, :]``-style slices that keep every element (``x[None, :]`` makes one)."""
     if op_name(n.target) != "slice" or not is_tensor_node(n.args[0]):
         return False
@@ -836,7 +836,7 @@ def position_chain(t: fx.Node) -> list[fx.Node] | None:
         chain.append(m)
         if is_arange(m):
             continue
-        if is_view(m.target) and (op_name(m.target) in _POSITION_VIEWS or _whole_slice(m)):
+        if is_view(m.target) and (op_name(m.target) in _POSITION_VIEWS or whole_slice(m)):
             stack.append(m.args[0])
         elif is_pointwise(m.target) and _simple_pointwise(m) and not is_load(m):
             stack += [a for a in m.all_input_nodes if is_tensor_node(a)]

@@ -107,6 +107,13 @@ def _frozen(a: Any) -> Any:
     return a
 
 
+def _same_shape_view(n: fx.Node) -> bool:
+    """A view or reshape to the sizes its input already has (an alias of it)."""
+    return (n.op == "call_function" and op_name(n.target) in _RESHAPES and bool(n.args)
+            and is_tensor_node(n.args[0]) and is_tensor_node(n)
+            and shape_key(val(n).shape) == shape_key(val(n.args[0]).shape))
+
+
 def eliminate_common(gm: fx.GraphModule) -> int:
     """Merge nodes computing the same pure op on the same operands, and drop views to the
     shape their input already has (a matmul's ``view(bmm, same sizes)`` otherwise stands
@@ -116,9 +123,7 @@ def eliminate_common(gm: fx.GraphModule) -> int:
     for n in list(gm.graph.nodes):
         if n.op != "call_function" or any(u.op == "output" for u in n.users):
             continue  # returned: stays its own tensor
-        if (op_name(n.target) in _RESHAPES and n.args and is_tensor_node(n.args[0])
-                and is_tensor_node(n)
-                and shape_key(val(n).shape) == shape_key(val(n.args[0]).shape)):
+        if _same_shape_view(n):
             n.replace_all_uses_with(n.args[0])  # the same sizes: the same strides, an alias
             gm.graph.erase_node(n)
             removed += 1
@@ -932,9 +937,7 @@ def _literal_zero(z: Any) -> bool:
 def _identity_pattern(c: Any, n: Any) -> bool:
     """``c`` is ``arange(n) == arange(n)[:, None]`` (either order; through views that keep
     its [n, n] shape): true exactly on the diagonal."""
-    while (isinstance(c, fx.Node) and c.op == "call_function" and is_view(c.target)
-           and op_name(c.target) in _RESHAPES and c.args and is_tensor_node(c.args[0])
-           and shape_key(val(c.args[0]).shape) == shape_key(val(c).shape)):
+    while isinstance(c, fx.Node) and _same_shape_view(c):
         c = c.args[0]
     if not (isinstance(c, fx.Node) and c.op == "call_function" and op_name(c.target) == "eq"
             and len(c.args) == 2 and is_tensor_node(c)):
@@ -956,9 +959,9 @@ def _arange_axis(x: Any, n: Any) -> int | None:
     if not (isinstance(x, fx.Node) and x.op == "call_function"
             and op_name(x.target) == "arange" and is_tensor_node(x) and val(x).dim() == 1):
         return None
-    args = list(x.args)
-    start, end, step = (0, args[0], 1) if len(args) == 1 else (
-        args[0], args[1], args[2] if len(args) > 2 else 1)
+    args = list(x.args)  # (end,), (start, end) or (start, end, step)
+    start = 0 if len(args) == 1 else args[0]
+    step = args[2] if len(args) > 2 else 1
     if start != 0 or step != 1 or not _same_size(val(x).shape[0], n):
         return None
     return axis

@@ -174,11 +174,9 @@ def _float64_model(model: nn.Module) -> nn.Module:
     state made in the constructor): ``.double()`` converts parameters and buffers only, and
     the reference then mixed float32 and float64 operands."""
     model.double()
-    for m in model.modules():
-        for name, x in list(vars(m).items()):
-            if isinstance(x, torch.Tensor) and not isinstance(x, nn.Parameter) \
-                    and x.is_floating_point():
-                setattr(m, name, x.double())
+    for m, _, name, x in list(_plain_tensors(model)):
+        if x.is_floating_point():
+            setattr(m, name, x.double())
     return model
 
 
@@ -396,12 +394,17 @@ def _tensor_attributes(model: nn.Module) -> dict[str, torch.Tensor]:
     in the constructor) by dotted name. They are part of what the program computes with
     but not of its state dict, so the candidate and the reference get the same ones here
     (before, each kept its own draw: a correct module was judged wrong)."""
-    out: dict[str, torch.Tensor] = {}
+    return {f"{_ATTR}{path + '.' if path else ''}{name}": x
+            for _, path, name, x in _plain_tensors(model)}
+
+
+def _plain_tensors(model: nn.Module) -> Iterator[tuple[nn.Module, str, str, torch.Tensor]]:
+    """(module, its path, attribute name, tensor) of every tensor attribute that is neither
+    a parameter nor a buffer (those live in the module's own tables, not its ``__dict__``)."""
     for path, m in model.named_modules():
         for name, x in vars(m).items():
             if isinstance(x, torch.Tensor) and not isinstance(x, nn.Parameter):
-                out[f"{_ATTR}{path + '.' if path else ''}{name}"] = x
-    return out
+                yield m, path, name, x
 
 
 def _load_state(inst: nn.Module, state: dict[str, torch.Tensor]) -> None:
