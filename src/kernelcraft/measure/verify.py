@@ -391,11 +391,17 @@ _ATTR = "attribute:"
 
 def _tensor_attributes(model: nn.Module) -> dict[str, torch.Tensor]:
     """Plain tensor attributes (neither parameter nor buffer: an LSTM's initial state drawn
-    in the constructor) by dotted name. They are part of what the program computes with
-    but not of its state dict, so the candidate and the reference get the same ones here
-    (before, each kept its own draw: a correct module was judged wrong)."""
-    return {f"{_ATTR}{path + '.' if path else ''}{name}": x
-            for _, path, name, x in _plain_tensors(model)}
+    in the constructor) and non-persistent buffers, by dotted name. They are part of what
+    the program computes with but not of its state dict, so the candidate and the
+    reference get the same ones here (before, each kept its own draw: a correct module
+    was judged wrong)."""
+    out = {f"{_ATTR}{path + '.' if path else ''}{name}": x
+           for _, path, name, x in _plain_tensors(model)}
+    for path, m in model.named_modules():
+        for name in m._non_persistent_buffers_set:
+            if isinstance(m._buffers.get(name), torch.Tensor):
+                out[f"{_ATTR}{path + '.' if path else ''}{name}"] = m._buffers[name]
+    return out
 
 
 def _plain_tensors(model: nn.Module) -> Iterator[tuple[nn.Module, str, str, torch.Tensor]]:
@@ -425,6 +431,9 @@ def _load_state(inst: nn.Module, state: dict[str, torch.Tensor]) -> None:
             continue
         if isinstance(vars(owner).get(name), torch.Tensor):  # the program's own attribute
             setattr(owner, name, x.clone())
+        elif name in owner._non_persistent_buffers_set and isinstance(
+                owner._buffers.get(name), torch.Tensor):
+            owner._buffers[name] = x.clone()
 
 
 def _plain_call(inputs: list[Any], inst: nn.Module, counter: LaunchCounter,
