@@ -42,6 +42,9 @@ class Captured:
     #: placeholders of plain tensor attributes (neither parameter nor buffer): ``.to()``
     #: and ``.cuda()`` leave them where they are, so the module moves them to the inputs
     constants: set[str] = field(default_factory=set)
+    #: constants the program builds from Python data in ``forward`` (``torch.tensor(x)``):
+    #: placeholder name -> value on the CPU (the module rebuilds them from the literal)
+    lifted: dict[str, torch.Tensor] = field(default_factory=dict)
 
     @property
     def graph(self) -> torch.fx.Graph:
@@ -193,10 +196,23 @@ def _var_mean(x, dim=None, *, correction=None, keepdim=False):
 
 
 def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    if ord != 2:
-        raise NotImplementedError  # left to PyTorch
-    dims = list(range(x.dim())) if dim is None else list(dim)
-    return torch.sqrt(torch.sum(x * x, dims, keepdim=keepdim))
+    # every order as the reductions the row template fuses (raising here would not hand
+    # the op back to PyTorch: it fails the whole decomposition)
+    if dtype is not None:
+        x = x.to(dtype)
+    dims = list(range(x.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    if ord == 2:
+        return torch.sqrt(torch.sum(x * x, dims, keepdim=keepdim))
+    a = torch.abs(x)
+    if ord == math.inf:
+        return torch.amax(a, dims, keepdim=keepdim)
+    if ord == -math.inf:
+        return torch.amin(a, dims, keepdim=keepdim)
+    if ord == 0:
+        return torch.sum((x != 0).to(a.dtype), dims, keepdim=keepdim)
+    if ord == 1:
+        return torch.sum(a, dims, keepdim=keepdim)
+    return torch.pow(torch.sum(torch.pow(a, ord), dims, keepdim=keepdim), 1.0 / ord)
 
 
 def _max_dim(x, dim, keepdim=False):
@@ -312,17 +328,22 @@ def decomposition_table() -> dict[Any, Any]:
 
 
 # ------------------------------------------------------------------ capture
-def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Captured:
-    """Export ``model`` on ``inputs`` (real or fake tensors) and decompose to core ATen."""
+def export_program(model: nn.Module, inputs: Sequence[Any]) -> Any:
+    """``torch.export`` with every input dim dynamic (before any decomposition)."""
     from torch.export import Dim, export
 
     dyn = tuple(
         {i: Dim.AUTO for i in range(x.dim())} if isinstance(x, torch.Tensor) else None
         for x in inputs
     )
+    with _quiet_torch(), _symbolic_math(), _size_free_einsum():
+        return export(model, tuple(inputs), dynamic_shapes=dyn)
+
+
+def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Captured:
+    """Export ``model`` on ``inputs`` (real or fake tensors) and decompose to core ATen."""
     try:
-        with _quiet_torch(), _symbolic_math(), _size_free_einsum():
-            ep = export(model, tuple(inputs), dynamic_shapes=dyn)
+        ep = export_program(model, inputs)
     except Exception as exc:  # noqa: BLE001 - any export failure is reported the same way
         raise InputError(f"{name}: cannot capture the program: {_where(exc)}") from exc
     try:

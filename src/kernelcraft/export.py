@@ -141,7 +141,10 @@ class _Emitter:
         body.append(f"        _kc_dev = {self.name(tensor_user[0])}.device" if tensor_user
                      else "        _kc_dev = torch.device('cpu')")
         for n in cap.graph.nodes:
-            if n.op == "placeholder" and n.name in cap.constants:
+            if n.op == "placeholder" and n.name in cap.lifted:
+                body.append(f"        {self.name(n)} = _kc_lifted(self, {n.name!r}, _kc_dev, "
+                            f"lambda: {tensor_literal(cap.lifted[n.name])})")
+            elif n.op == "placeholder" and n.name in cap.constants:
                 body.append(f"        {self.name(n)} = _kc_const(self, "
                             f"{cap.param_of[n.name]!r}, _kc_dev)")
             elif n.op == "placeholder" and n.name in cap.param_of:
@@ -366,6 +369,20 @@ def _dispatch(variants: list[Variant], forwards: list[str]) -> list[str]:
             lines.append("    return Model.forward(self, *args)")
         table.append(f"    {key!r}: _kc_k{j}_dispatch,")
     return [*lines, "", "", "_KC_VARIANTS = {", *table, "}"]
+
+
+def tensor_literal(t: torch.Tensor) -> str:
+    """Source that rebuilds ``t`` (a small CPU tensor) exactly: floats by their hex form
+    (infinities and NaN included), so no digit is lost."""
+    def item(v: Any) -> str:
+        if isinstance(v, list):
+            return "[" + ", ".join(item(x) for x in v) + "]"
+        if isinstance(v, float):
+            return f"float.fromhex({v.hex()!r})"
+        return repr(v)
+
+    wide = t.to(torch.float64) if t.is_floating_point() else t
+    return f"torch.tensor({item(wide.tolist())}, dtype={t.dtype})"
 
 
 def _runtime_source() -> str:

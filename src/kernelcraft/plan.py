@@ -157,9 +157,17 @@ def val(n: Any) -> Any:
     return n.meta.get("val") if isinstance(n, fx.Node) else n
 
 
+#: the size assumed for a data-dependent one (rows of ``x[mask]``, of ``nonzero``), which no
+#: capture can know: configs and cost estimates take it, kernels read the real size
+UNBACKED_HINT = 8192
+
+
 def hint(d: Any) -> int:
-    """A captured size as an int (a symbolic one by the value it was captured at)."""
-    return int(d.node.hint) if isinstance(d, torch.SymInt) else int(d)
+    """A captured size as an int (a symbolic one by the value it was captured at; a
+    data-dependent one as ``UNBACKED_HINT``)."""
+    if isinstance(d, torch.SymInt):
+        return UNBACKED_HINT if d.node.hint is None else int(d.node.hint)
+    return int(d)
 
 
 def is_tensor_node(n: Any) -> bool:
@@ -742,7 +750,10 @@ def _absorb_constants(n: fx.Node, g: Group, groups: list[Group],
 
 
 def broadcasts_to(s: tuple[str, ...], domain: tuple[str, ...]) -> bool:
-    """Whether a value of shape ``s`` (same rank) broadcasts to ``domain`` and differs."""
+    """Whether a value of shape ``s`` (same rank, or a 0-d scalar such as a learned
+    temperature) broadcasts to ``domain`` and differs."""
+    if s == () and domain != ():
+        return True
     return (len(s) == len(domain) and s != domain
             and all(a == b or a == "1" for a, b in zip(s, domain, strict=True)))
 
@@ -930,6 +941,10 @@ def _is_tensor_seq(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value)
 
 
+def _device_of(a: Any) -> torch.device | None:
+    return val(a).device if is_tensor_node(a) else None
+
+
 def _simple_pointwise(n: fx.Node) -> bool:
     """Pointwise nodes the templates lower: tensor operands, supported dtypes and kwargs."""
     value = val(n)
@@ -937,9 +952,10 @@ def _simple_pointwise(n: fx.Node) -> bool:
                            torch.int64, torch.int32):
         return False
     name = op_name(n.target)
-    if name == "_to_copy":
-        allowed = {"dtype"}
-        if set(n.kwargs) - allowed:
+    if name == "_to_copy":  # a cast (``.float()``, ``.to(x.device, torch.float32)``)
+        if set(n.kwargs) - {"dtype", "device", "layout"} or n.kwargs.get("layout") not in (
+                None, torch.strided) or n.kwargs.get("device") not in (
+                None, _device_of(n.args[0])):
             return False
     if name == "clone" and set(n.kwargs) - {"memory_format"}:
         return False
@@ -965,7 +981,8 @@ def _simple_pointwise(n: fx.Node) -> bool:
     for key, v in n.kwargs.items():
         if isinstance(v, fx.Node) and not _is_scalar_node(v):
             return False
-        if key not in ("alpha", "rounding_mode", "dtype", "memory_format", "min", "max"):
+        if key not in ("alpha", "rounding_mode", "dtype", "memory_format", "min", "max") and not (
+                name == "_to_copy" and key in ("device", "layout")):  # checked above
             return False
     return True
 

@@ -18,7 +18,8 @@ from typing import Any
 import torch
 from torch import fx
 
-from kernelcraft.capture import Captured, capture
+from kernelcraft.capture import Captured, capture, export_program
+from kernelcraft.errors import InputError
 from kernelcraft.problem import Problem, init_free_sizes, perturbations
 
 #: (forward argument index, dim, size): the sizes a variant was captured for
@@ -32,7 +33,48 @@ def capture_at(problem: Problem) -> Captured:
         model = problem.make_model(init, 0)
         inputs = problem.template_inputs(0)
     inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in inputs]
-    return capture(model, inputs, problem.name)
+    cap = capture(model, inputs, problem.name)
+    made = {c for c in cap.constants if not _has_attribute(model, cap.param_of[c])}
+    if made:
+        cap.lifted = _lifted_values(problem, {cap.param_of[c]: c for c in made})
+    return cap
+
+
+#: elements of a constant built in ``forward`` that the module may carry as a literal
+MAX_LIFTED = 1 << 16
+
+
+def _has_attribute(model: torch.nn.Module, fqn: str) -> bool:
+    path, _, name = fqn.rpartition(".")
+    try:
+        owner = model.get_submodule(path) if path else model
+    except AttributeError:
+        return False
+    return isinstance(getattr(owner, name, None), torch.Tensor)
+
+
+def _lifted_values(problem: Problem, names: dict[str, str]) -> dict[str, torch.Tensor]:
+    """Values of the tensors ``forward`` builds from Python data: on the meta device they
+    have none, so the program is exported once more on fake CPU tensors (nothing is
+    allocated; the constants come out real)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        model = problem.make_model(problem.init_inputs(0), 0)
+        inputs = problem.template_inputs(0)
+    ep = export_program(model, inputs)
+    out = {}
+    for fqn, placeholder in names.items():
+        value = ep.constants.get(fqn)
+        if not isinstance(value, torch.Tensor) or value.device.type == "meta":
+            raise InputError(f"{problem.name}: the tensor forward builds as {fqn} has no value "
+                             "the capture can read")
+        if value.numel() > MAX_LIFTED:
+            raise InputError(f"{problem.name}: forward builds a {tuple(value.shape)} tensor from "
+                             f"Python data ({fqn}); at most {MAX_LIFTED} elements are carried "
+                             "as a literal: make it a buffer")
+        out[placeholder] = value.detach().to("cpu").clone()
+    return out
 
 
 def constant_dims(cap: Captured) -> dict[tuple[int, int], int]:

@@ -36,7 +36,8 @@ from kernelcraft.codegen.common import (
     var,
 )
 from kernelcraft.codegen.ops import TL_DTYPE, is_pointwise, op_name
-from kernelcraft.plan import Group, is_tensor_node, shape_key, val
+from kernelcraft.codegen.runtime import _KC_IEEE_INTENSITY
+from kernelcraft.plan import Group, hint, is_tensor_node, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -99,13 +100,6 @@ def _kc_mm_heuristic(M, N, K, itemsize, backend, sms, smem):
 def _heuristic_source(name: str) -> str:
     src = inspect.getsource(_kc_mm_heuristic)
     return src.replace("def _kc_mm_heuristic(", f"def {name}(", 1)
-
-
-def _hint(d: Any, default: int = 1024) -> int:
-    if isinstance(d, torch.SymInt):
-        hint = d.node.hint
-        return int(hint) if hint is not None else default
-    return int(d)
 
 
 def _check_epilogue(n: fx.Node, shape: tuple[Any, ...]) -> None:
@@ -327,7 +321,7 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         "            amd = {k: t[k] for k in ('waves_per_eu', 'matrix_instr_nonkdim', 'kpack')",
         "                   if k in t}",
         "    kw = dict(BM=BM, BN=BN, BK=BK, GROUP_M=GM, num_warps=nw, num_stages=ns, **amd)",
-        ("    kw['PREC'] = _kc_dot_precision(A, _KC_DOT_PRECISION)" if fp32
+        ("    kw['PREC'] = _kc_dot_precision(A, _KC_DOT_PRECISION, M, N, K)" if fp32
          else "    kw['UPCAST'] = backend == 'cpu'"),
         "    return BM, BN, kw",
         "",
@@ -361,19 +355,22 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     w.append(f"    return ({', '.join(onames)},)")
 
     # the config the heuristic picks at the captured sizes on the first target
-    cap = [_hint(s) for s in shape]
+    cap = [hint(s) for s in shape]
     Mh, Nh = cap[-2], cap[-1]
-    Kh = _hint(val(a).shape[-1])
+    Kh = hint(val(a).shape[-1])
     backend = getattr(target, "backend", "cuda")
     sms = getattr(target, "sm_count", 132)
     smem = getattr(target, "smem_per_block", 227 * 1024)
     bm, bn, bk, gm, nw, ns = _kc_mm_heuristic(Mh, Nh, Kh, val(a).element_size(), backend, sms,
                                               smem)
+    item = val(a).element_size()
+    exact = 2 * Mh * Nh * Kh < _KC_IEEE_INTENSITY * item * (Mh * Kh + Kh * Nh + Mh * Nh)
     cfg: dict[str, Any] = {
         "BM": bm, "BN": bn, "BK": bk, "GROUP_M": gm, "num_warps": nw, "num_stages": ns,
         "at": {"M": Mh, "N": Nh, "K": Kh, "batch": cap[0] if batched else 1,
                "target": getattr(target, "arch", backend)},
-        "dot": "per backend (_KC_DOT_PRECISION)" if fp32 else "default (16-bit inputs)",
+        "dot": (("ieee (exact: a memory-bound matmul)" if exact else
+                 "per backend (_KC_DOT_PRECISION)") if fp32 else "default (16-bit inputs)"),
         "chosen": "at run time from the sizes (heuristic)",
         "itemsize": val(a).element_size(), "batched": batched,
     }
@@ -387,6 +384,6 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     sig.update({sc_name[x]: scalar_type(x) for x in scalars})
     sig.update({p: "i64" for p in ["M", "N", "K"] + strides})
     consts_cc: dict[str, Any] = {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": gm}
-    consts_cc.update({"PREC": "bf16x3"} if fp32 else {"UPCAST": False})
+    consts_cc.update({"PREC": "ieee" if exact else "bf16x3"} if fp32 else {"UPCAST": False})
     return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, outs, cfg, notes,
                         signature=sig, constexprs=consts_cc, num_warps=nw, num_stages=ns)

@@ -12,6 +12,9 @@ _KC_MAX_RANK = 6
 
 _KC_COALESCED = {}
 _KC_TREESPECS = {}
+#: flops per byte under which an fp32 matmul takes exact products (_kc_dot_precision): the
+#: H200 streams 4.25 TB/s and does about 60 fp32 TFLOP/s without tensor cores
+_KC_IEEE_INTENSITY = 6
 
 
 def _kc_treespec(text):
@@ -153,10 +156,19 @@ def _kc_tuned(name, dev, key):
     return cfg
 
 
-def _kc_dot_precision(t, table):
-    """input_precision for fp32 dots on t's device: exact on the interpreter, else per arch."""
+def _kc_dot_precision(t, table, M=None, N=None, K=None):
+    """input_precision for fp32 dots on t's device: exact on the interpreter, else per arch.
+
+    A matmul with sizes (M, N, K) that moves more bytes than its plain fp32 arithmetic can
+    keep busy (under _KC_IEEE_INTENSITY flops per byte: a router's 8 columns, a matvec)
+    takes exact fp32 products at no cost: emulated products round differently from torch's,
+    and integer results downstream (top-k of router scores) flip on near-ties."""
     if t.device.type == "cpu":
         return "ieee"
+    if M is not None and M * N * K:
+        flops, nbytes = 2 * M * N * K, t.element_size() * (M * K + K * N + M * N)
+        if flops < _KC_IEEE_INTENSITY * nbytes:
+            return "ieee"
     if getattr(torch.version, "hip", None):
         return table.get("hip", "ieee")
     return table.get("cuda", "ieee")
@@ -352,6 +364,16 @@ def _kc_const(module, fqn, dev):
     if hit is None or hit[0] is not t or hit[1].device != dev:
         hit = moved[fqn] = (t, t.to(dev))
     return hit[1]
+
+
+def _kc_lifted(module, name, dev, make):
+    """A tensor ``forward`` builds from Python data (``torch.tensor(finfo.min)``), rebuilt
+    from the literal the capture read (``make``) once per model and device."""
+    made = module.__dict__.setdefault("_kc_lifted", {})
+    t = made.get((name, dev))
+    if t is None:
+        t = made[(name, dev)] = make().to(dev)
+    return t
 
 
 def _kc_broadcast(*shapes):
