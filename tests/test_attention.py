@@ -167,6 +167,23 @@ def test_fp32_in_bf16_pieces_passes_the_strict_judge(case: str, split: int) -> N
 
 
 @interpreted
+def test_finfo_min_fill_averages_rows_with_every_key_masked() -> None:
+    """``fill_min``: a boolean mask filling with finfo.min (HF's GPT-2) gives torch's result,
+    also in a row whose every key is masked (uniform weights, not zeros or NaN)."""
+    gen = torch.Generator().manual_seed(41)
+    q = torch.randn(2, 3, 40, 32, generator=gen)
+    k, v = (torch.randn(2, 3, 50, 32, generator=gen) for _ in range(2))
+    mask = torch.rand(2, 1, 40, 50, generator=gen) > 0.5
+    mask[0, 0, 3] = False
+    s = q.double() @ k.double().transpose(-1, -2) / math.sqrt(32)
+    ref = torch.softmax(torch.where(mask, s, torch.finfo(torch.float32).min), -1) @ v.double()
+    out = attn.attention(q, k, v, attn_mask=mask, fill_min=True)
+    assert _rel(out, ref) < 1e-5
+    assert torch.allclose(out[0, :, 3].double(), v[0].double().mean(1), atol=1e-5)
+    assert (attn.attention(q, k, v, attn_mask=mask)[0, :, 3] == 0).all()  # -inf: zeros
+
+
+@interpreted
 def test_fp16_pieces_keep_rows_of_any_magnitude() -> None:
     """fp16 has five exponent bits: the rows are scaled by powers of two first, so heads
     of 1e-20 and 1e20 (fp16 would flush or overflow them), zero rows and a row of huge

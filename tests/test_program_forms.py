@@ -141,3 +141,47 @@ def test_unbacked_sizes_hint_a_default():
     env = ShapeEnv()
     assert hint(env.create_unbacked_symint()) == UNBACKED_HINT
     assert hint(7) == 7
+
+
+GPT2_ATTENTION = (
+    HEADER
+    + """
+class Model(nn.Module):
+    def __init__(self, e, heads, max_pos):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(e, 3 * e)
+        self.register_buffer("bias", torch.tril(torch.ones(max_pos, max_pos, dtype=torch.bool))
+                             .view(1, 1, max_pos, max_pos), persistent=False)
+
+    def forward(self, x, keep):
+        b, s, e = x.shape
+        q, k, v = (t.view(b, s, self.heads, -1).transpose(1, 2)
+                   for t in self.qkv(x).split(e, dim=2))
+        w = torch.matmul(q, k.transpose(-1, -2)) / (v.size(-1) ** 0.5)
+        low = torch.tensor(torch.finfo(w.dtype).min, dtype=w.dtype, device=w.device)
+        w = torch.where(self.bias[:, :, :s, :s], w, low)
+        a = torch.where(keep[:, None, None, :], w, low).softmax(-1)
+        w2 = torch.where(keep[:, None, None, :], torch.matmul(q, k.transpose(-1, -2)), low)
+        return torch.matmul(a, v), torch.matmul(w2.softmax(-1), v)
+
+batch, seq, e, heads = 2, 48, 64, 4
+def get_inputs():
+    keep = torch.rand(batch, seq) > 0.3
+    keep[0] = False  # every key of a sequence masked: finfo.min rows average V
+    return [torch.randn(batch, seq, e), keep]
+def get_init_inputs(): return [e, heads, 128]
+"""
+)
+
+
+def test_finfo_min_fills_are_attention(write, tmp_path):
+    """HF GPT-2's ``where(causal_bias, w, finfo.min)`` is a causal flash attention; a
+    padding mask with the same fill, whose empty rows average V, is the kernel's
+    ``fill_min`` mask. Combined with the causal mask it stays unfused (order matters)."""
+    gen = _generate(write, tmp_path, "gpt2.py", GPT2_ATTENTION)
+    assert gen.judge.correct, gen.judge.detail
+    kinds = [g.kind for g in gen.plan.kernels]
+    assert kinds.count("attention") == 1, kinds
+    text = gen.module_path.read_text()
+    assert "fill_min=True" in text

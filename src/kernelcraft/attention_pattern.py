@@ -89,6 +89,9 @@ class AttentionMatch:
     causal_root: fx.Node | None = None  # the causal mask the kernel applies (never computed)
     nodes: set[fx.Node] = field(default_factory=set)
     additive: bool = False  # ``mask`` is a float tensor added to the scaled scores
+    #: a boolean ``mask`` fills with the dtype's lowest finite value, not -inf (a row with
+    #: every key masked averages V rather than giving zeros or NaN)
+    fill_min: bool = False
 
     @property
     def scalars(self) -> list[fx.Node]:
@@ -167,6 +170,16 @@ def _last_dim(dims: Any, rank: int) -> bool:
     if isinstance(dims, int):
         dims = [dims]
     return isinstance(dims, (list, tuple)) and len(dims) == 1 and dims[0] % rank == rank - 1
+
+
+def _is_fill(a: Any, scores: fx.Node) -> bool:
+    """-inf, or the scores dtype's lowest finite value (HF's GPT-2 and others write
+    ``torch.finfo(dtype).min``): under a causal mask every row keeps its diagonal, so the
+    filled scores' exp underflows to exactly 0 either way."""
+    v = _const(a)
+    dtype = _val(scores).dtype
+    return v == -math.inf or (v is not None and dtype.is_floating_point
+                              and v == torch.finfo(dtype).min)
 
 
 def _const(a: Any) -> float | None:
@@ -261,7 +274,7 @@ def _match(b2: fx.Node) -> AttentionMatch:
     # from here on the pattern is attention: every failure is reported
     v = _chain(b2.args[1], rank, pat, frame, upcast=half)
     factors: list[tuple[Any, bool]] = []
-    b1, causal_root, mask, keeps, additive = _scores(x, rank, pat, factors)
+    b1, causal_root, mask, keeps, additive, fill_min = _scores(x, rank, pat, factors)
     if rank == 4 and not all(_eq(a, b) for a, b in zip(_val(b1).shape[:1],
                                                         _val(b2).shape[:1], strict=True)):
         raise _Rejected("the two bmms have different batch sizes")
@@ -285,7 +298,8 @@ def _match(b2: fx.Node) -> AttentionMatch:
             raise _Rejected(f"{n.name} ({_op(n)}) is also used by {others}: the scores or "
                             "probabilities are needed outside the kernel")
     return AttentionMatch(q, k, v, rank, factors, causal_root is not None, mask, keeps, safe,
-                          out, dtype, causal_root=causal_root, nodes=pat, additive=additive)
+                          out, dtype, causal_root=causal_root, nodes=pat, additive=additive,
+                          fill_min=fill_min)
 
 
 def _ungroup(k: Operand, v: Operand, frame: Any, pat: set[fx.Node]
@@ -484,9 +498,10 @@ def _guard_nodes(cond: fx.Node, x: fx.Node, rank: int) -> list[fx.Node] | None:
 
 
 def _scores(x: fx.Node, rank: int, pat: set[fx.Node], factors: list[tuple[Any, bool]]
-            ) -> tuple[fx.Node, fx.Node | None, fx.Node | None, bool, bool]:
+            ) -> tuple[fx.Node, fx.Node | None, fx.Node | None, bool, bool, bool]:
     """Walk from the softmax input back to the Q K^T bmm: (bmm, causal root, mask operand,
-    keeps, additive). At most two mask steps: one causal, one operand."""
+    keeps, additive, finite fill). At most two mask steps: one causal, one operand."""
+    fill_min = False
     node = x
     #: scale factors between mask steps: segs[i] is applied after i steps of the walk, so
     #: segs[-1] scales the raw scores and the others follow a mask
@@ -503,16 +518,19 @@ def _scores(x: fx.Node, rank: int, pat: set[fx.Node], factors: list[tuple[Any, b
             node = node.args[0]
         elif name == "where" and len(steps) < 2 and len(node.args) == 3:
             c, a, b = node.args
-            if _const(a) == -math.inf and _tensor(b):
-                keep, node = False, b
-            elif _const(b) == -math.inf and _tensor(a):
-                keep, node = True, a
+            if _is_fill(a, x) and _tensor(b):
+                keep, node, fill = False, b, _const(a)
+            elif _is_fill(b, x) and _tensor(a):
+                keep, node, fill = True, a, _const(b)
             else:
                 raise _Rejected(f"{x.name}: scores filled with a value other than -inf")
             _absorb_consts([a, b], pat)
             if not _same_shape(node, x):
                 raise _Rejected("the mask broadcasts the scores to a larger shape")
             causal, mask, keeps = _bool_mask(c, keep, _val(x), pat)
+            # a causal mask keeps every row's diagonal: the fill's exp is 0 either way; a
+            # mask operand may empty a row, which then averages V (the kernel's fill_min)
+            fill_min = fill_min or (fill != -math.inf and not causal)
             steps.append(("causal" if causal else "bool", mask, keeps))
             segs.append([])
         elif name == "add" and len(steps) < 2 and len(node.args) == 2 and not node.kwargs:
@@ -540,6 +558,9 @@ def _scores(x: fx.Node, rank: int, pat: set[fx.Node], factors: list[tuple[Any, b
         if not _tensor(node):
             raise _Rejected(f"{node} is not a tensor")
     kinds = [k for k, _, _ in steps]
+    if fill_min and "causal" in kinds:
+        raise _Rejected("a finfo.min fill together with a causal mask (which rows empty "
+                        "depends on their order)")
     if kinds.count("causal") > 1 or len(kinds) - kinds.count("causal") > 1:
         raise _Rejected("two mask operands (the kernel reads one, and a causal mask)")
     if "add" in kinds and kinds[-1] != "add":
@@ -559,8 +580,8 @@ def _scores(x: fx.Node, rank: int, pat: set[fx.Node], factors: list[tuple[Any, b
     causal_root = next((n for k, n, _ in steps if k == "causal"), None)
     operand = next(((n, keeps, k == "add") for k, n, keeps in steps if k != "causal"), None)
     if operand is None:
-        return node, causal_root, None, True, False
-    return node, causal_root, operand[0], operand[1], operand[2]
+        return node, causal_root, None, True, False, False
+    return node, causal_root, operand[0], operand[1], operand[2], fill_min
 
 
 def _leads_to_bmm(n: Any, depth: int = 8) -> bool:

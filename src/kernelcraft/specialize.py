@@ -37,7 +37,34 @@ def capture_at(problem: Problem) -> Captured:
     made = {c for c in cap.constants if not _has_attribute(model, cap.param_of[c])}
     if made:
         cap.lifted = _lifted_values(problem, {cap.param_of[c]: c for c in made})
+        _inline_scalars(cap)
     return cap
+
+
+def _inline_scalars(cap: Captured) -> None:
+    """A 0-d constant built in ``forward`` (``torch.tensor(finfo.min)`` as a mask fill)
+    becomes the literal node ``scalar_tensor(value)``: kernels read it as a number (no
+    buffer), the attention matcher sees the fill, and a value derived from a size is a
+    literal that ``baked_dims`` compares."""
+    from torch.ops import aten
+
+    places = {n.name: n for n in cap.graph.nodes if n.op == "placeholder"}
+    anchor = next(n for n in cap.graph.nodes if n.op != "placeholder")
+    for name, value in list(cap.lifted.items()):
+        if value.dim() != 0 or value.dtype not in (torch.float32, torch.float16, torch.bfloat16,
+                                                   torch.int64, torch.int32, torch.bool):
+            continue
+        ph = places[name]
+        with cap.graph.inserting_before(anchor):
+            lit = cap.graph.call_function(aten.scalar_tensor.default, (value.item(),),
+                                          {"dtype": value.dtype, "layout": torch.strided,
+                                           "device": ph.meta["val"].device})
+        lit.meta["val"] = ph.meta["val"]
+        ph.replace_all_uses_with(lit)
+        cap.graph.erase_node(ph)
+        del cap.lifted[name], cap.param_of[name]
+        cap.constants.discard(name)
+    cap.gm.recompile()
 
 
 #: elements of a constant built in ``forward`` that the module may carry as a literal

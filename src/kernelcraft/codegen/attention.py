@@ -78,8 +78,9 @@ _KC_ATTN_AMD_KNOBS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 #: head dims above this would need a loop over D; no model in practice uses one
 _KC_ATTN_MAX_D = 256
 
-#: mask kinds (MASK_KIND constexpr)
-_KC_NO_MASK, _KC_ADD_MASK, _KC_BOOL_MASK = 0, 1, 2
+#: mask kinds (MASK_KIND constexpr); 3: boolean, masked scores set to the dtype's lowest
+#: finite value rather than -inf (a row with every key masked averages V, as torch does)
+_KC_NO_MASK, _KC_ADD_MASK, _KC_BOOL_MASK, _KC_BOOL_MASK_MIN = 0, 1, 2, 3
 
 try:  # host-side TMA descriptors (Triton >= 3.4)
     from triton.tools.tensor_descriptor import TensorDescriptor as _KC_TENSOR_DESC
@@ -252,6 +253,9 @@ def _kc_attention_block(acc, l_i, m_i, q, q_mid, q_lo, offs_m, K, V, Mask, KS, k
                     mk = tl.load(mk_ptrs)
                 if MASK_KIND == 1:
                     s = s + mk.to(tl.float32) * 1.4426950408889634  # log2(e)
+                elif MASK_KIND == 3:
+                    # finite, and so far below any real score that its exp2 is exactly 0
+                    s = tl.where(mk != 0, s, -1.0e30)
                 else:
                     s = tl.where(mk != 0, s, float("-inf"))
             if EDGE:
@@ -301,7 +305,8 @@ def _kc_attention_fwd(Q, K, V, Mask, Out, QS, KS, qk_scale, H, G, M, N, D, DV,
 
     ``qk_scale`` is scale * log2(e). ``Mask`` is read at [b, h, m, n] through its strides
     (0 on broadcast dims); MASK_KIND 0 ignores it, 1 adds it, 2 keeps scores where it is
-    nonzero. SAFE: a row with every score masked stores zeros (else NaN, as 0 / 0).
+    nonzero (3: and sets the others to a finite floor, not -inf). SAFE: a row with every
+    score masked stores zeros (else NaN, as 0 / 0).
     FOLD (a positive scalar ``qk_scale``): unmasked KV blocks scale the row max, not every
     score, and the scale joins the exponent's fma (one multiply per score fewer).
     ``QS`` / ``KS``: the row scales of Q's and K's fp16 pieces (SPLIT bit 16), laid out as
@@ -651,7 +656,8 @@ def _kc_pow2(x: object) -> bool:
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float | None = None,
               causal: bool = False, attn_mask: torch.Tensor | None = None,
               precision_table: dict[str, str] | None = None,
-              config: dict[str, int] | None = None, safe_softmax: bool = True) -> torch.Tensor:
+              config: dict[str, int] | None = None, safe_softmax: bool = True,
+              fill_min: bool = False) -> torch.Tensor:
     """softmax(q @ k^T * scale + mask) @ v for q [B, H, M, D], k [B, Hk, N, D], v [B, Hk, N, Dv].
 
     Same semantics as ``torch.nn.functional.scaled_dot_product_attention``: ``scale``
@@ -662,7 +668,10 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
     h // (H / Hk). Unlike torch, ``causal`` and ``attn_mask`` may be
     combined (both apply). Inputs may have any strides; the result is a contiguous
     [B, H, M, Dv] tensor of q's dtype. A row whose every key is masked gives zeros
-    (``safe_softmax``, torch's SDPA) or NaN (``safe_softmax=False``, a plain softmax).
+    (``safe_softmax``, torch's SDPA) or NaN (``safe_softmax=False``, a plain softmax);
+    with ``fill_min`` a boolean mask fills the scores with the dtype's lowest finite value,
+    as ``torch.where(mask, scores, torch.finfo(dtype).min)`` does (HF's GPT-2), so such a
+    row averages V over every key.
 
     ``precision_table`` maps a backend ("cuda", "hip") to the ``input_precision`` of fp32
     dots (default bf16x3: strict fp32 accuracy; "tf32" only when asked); the interpreter
@@ -707,7 +716,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, scale: float
             raise ValueError(f"attention: attn_mask must be a tensor, got "
                              f"{type(attn_mask).__name__}")
         if attn_mask.dtype == torch.bool:
-            mask_kind, mask = _KC_BOOL_MASK, attn_mask.view(torch.uint8)
+            mask_kind = _KC_BOOL_MASK_MIN if fill_min else _KC_BOOL_MASK
+            mask = attn_mask.view(torch.uint8)
         elif attn_mask.dtype.is_floating_point:
             mask_kind, mask = _KC_ADD_MASK, attn_mask
         else:

@@ -69,7 +69,7 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
         f"    t = _kc_tuned('{wname}', q.device, tuple(q.shape) + (k.shape[2], v.shape[3]))",
         f"    out = _kc_attention(q, k, v, scale=scale, causal={m.causal}, attn_mask={mask},",
         "                        precision_table=_KC_DOT_PRECISION, "
-        f"safe_softmax={m.safe},",
+        f"safe_softmax={m.safe}, fill_min={m.fill_min},",
         "                        config=None if t is None else dict(t))",
         f"    return (out{'[0]' if m.rank == 3 else ''},)",
     ]
@@ -88,7 +88,7 @@ def emit_attention(g: Group, target: Any = None) -> KernelSource:
     sig, consts, attrs, bcast = _build_spec(m, sizes, bm, bn)
     tma_spec(sig, consts, attrs, sizes, bn, tma)
     mask_kind = ("none" if m.mask is None else "additive tensor" if m.additive
-                 else "boolean tensor")
+                 else "boolean tensor, finfo.min fill" if m.fill_min else "boolean tensor")
     cfg: dict[str, Any] = {
         "template": "attention", "causal": m.causal, "mask": mask_kind,
         "BLOCK_M": bm, "BLOCK_N": bn, "num_warps": nw, "num_stages": ns, "SPLIT": split,
@@ -224,7 +224,8 @@ def _build_spec(m: AttentionMatch, sizes: dict[str, int], bm: int, bn: int
     _specialize(ints, sig, consts, attrs)
     prec = attention._KC_ATTN_DOT_PRECISION["cuda"] if m.dtype == torch.float32 else "ieee"
     consts.update(BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=_block(D), BLOCK_DV=_block(Dv),
-                  CAUSAL=m.causal, MASK_KIND=0 if m.mask is None else 1 if m.additive else 2,
+                  CAUSAL=m.causal, MASK_KIND=(0 if m.mask is None else 1 if m.additive
+                                              else 3 if m.fill_min else 2),
                   PREC=prec,
                   PREC_QK=attention._KC_ATTN_QK_PRECISION.get(prec, prec), UPCAST=False,
                   SAFE=m.safe, SPLIT=0, FOLD=_scale_sign(m) > 0, TMA=False)
