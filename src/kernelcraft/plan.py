@@ -103,6 +103,9 @@ class FusionOptions:
     #: ``torch.diag(v) @ b`` as ``v[:, None] * b`` (``rewrite.diagonal_matmuls``): no n x n
     #: matrix, n^2 work instead of n^3, the same rounding
     diagonal_matmuls: bool = True
+    #: ``view_as_real(view_as_complex(a) * z)`` as real products of the pairs
+    #: (``rewrite.complex_products``: Meta's Llama rotary embedding as one pointwise kernel)
+    complex_products: bool = True
 
 
 @dataclass
@@ -410,6 +413,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import diagonal_matmuls
 
         diagonal_matmuls(gm)
+    if opts.complex_products:
+        from kernelcraft.rewrite import complex_products
+
+        complex_products(gm)
     if opts.flip_gathers:
         from kernelcraft.rewrite import flip_gathers
 

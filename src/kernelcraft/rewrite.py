@@ -26,6 +26,11 @@ static (viewed split alike): channel shuffle's ``view(n, g, c/g, h, w).transpose
 unmerged shape, so the copy and the ops after it are one kernel, not a copy written and
 read back.
 
+``complex_products``: ``view_as_real(view_as_complex(a) * z)`` (rotary embeddings as Meta's
+Llama code writes them: query pairs times a complex ``freqs_cis`` buffer) becomes the real
+arithmetic on the pairs, ``(ar*zr - ai*zi, ar*zi + ai*zr)`` stacked on the last dim, which
+the pointwise template fuses; complex tensors have no template (they ran in PyTorch).
+
 ``drop_expands``: ``f(expand(t), b)`` with ``f`` pointwise reads ``t`` itself where ``f``'s
 result keeps its shape: broadcasting gives the same values, and the planner sees the
 producer of ``t`` (``F.normalize`` divides by ``norm.expand_as(x)``: the divide joins the
@@ -970,3 +975,46 @@ def _arange_axis(x: Any, n: Any) -> int | None:
 def _same_size(a: Any, b: Any) -> bool:
     """Equal sizes, symbolic ones compared as expressions (no guard added)."""
     return shape_key((a,)) == shape_key((b,))
+
+
+def complex_products(gm: fx.GraphModule) -> int:
+    """``view_as_real(view_as_complex(a) * z)`` -> real products of the pairs (see the module
+    docstring); the number of products replaced."""
+    from torch._guards import detect_fake_mode
+
+    aten = torch.ops.aten
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if n.op != "call_function" or op_name(n.target) != "view_as_real":
+            continue
+        m = n.args[0]
+        if (op_name(getattr(m, "target", None)) != "mul" or m.kwargs or len(m.users) != 1
+                or not all(is_tensor_node(x) and val(x).is_complex() for x in m.args)):
+            continue
+        pair = next((x for x in m.args if op_name(x.target) == "view_as_complex"), None)
+        if pair is None or val(pair).dtype != torch.complex64:
+            continue
+        z = m.args[1] if m.args[0] is pair else m.args[0]
+        insert = _inserter(graph, detect_fake_mode([val(n)]))
+        with graph.inserting_before(n):
+            zr = (z.args[0] if op_name(z.target) == "view_as_complex"
+                  else insert(aten.view_as_real.default, (z,)))
+            # [..., n, 1] halves of the pairs (slices keep the rank): the products broadcast
+            # to the [..., n, 2] result and are computed in its one kernel, even entries real
+            a0, a1, z0, z1 = (insert(aten.slice.Tensor, (t, val(t).dim() - 1, i, i + 1))
+                              for t in (pair.args[0], zr) for i in (0, 1))
+            re = insert(aten.sub.Tensor, (insert(aten.mul.Tensor, (a0, z0)),
+                                          insert(aten.mul.Tensor, (a1, z1))))
+            im = insert(aten.add.Tensor, (insert(aten.mul.Tensor, (a0, z1)),
+                                          insert(aten.mul.Tensor, (a1, z0))))
+            lane = insert(aten.arange.start_step, (0, 2), {
+                "dtype": torch.int64, "layout": torch.strided, "device": val(n).device})
+            out = insert(aten.where.self, (insert(aten.eq.Scalar, (lane, 0)), re, im))
+        n.replace_all_uses_with(out)
+        graph.erase_node(n)
+        count += 1
+    if count:
+        graph.eliminate_dead_code()
+        gm.recompile()
+    return count
