@@ -32,7 +32,8 @@ class Captured:
     gm: torch.fx.GraphModule
     param_of: dict[str, str]  # placeholder name -> parameter/buffer FQN
     user_inputs: list[str]
-    #: graph output index -> buffer FQN it updates (BatchNorm running stats in training)
+    #: graph output index -> buffer or parameter FQN it updates (BatchNorm running stats in
+    #: training, an Embedding's rows renormalised by ``max_norm``)
     mutations: dict[int, str] = field(default_factory=dict)
     #: every user argument in order: (name, is constant, captured value of a constant)
     user_args: list[tuple[str, bool, Any]] = field(default_factory=list)
@@ -362,7 +363,7 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
     n_user = 0
     for i, spec in enumerate(outputs):
         kind = spec.kind.name
-        if kind == "BUFFER_MUTATION":
+        if kind in ("BUFFER_MUTATION", "PARAMETER_MUTATION"):  # (Embedding's max_norm)
             mutations[i] = spec.target
         elif kind == "USER_OUTPUT":
             n_user += 1

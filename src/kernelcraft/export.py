@@ -218,8 +218,10 @@ class _Emitter:
     def output(self, n: fx.Node) -> list[str]:
         values = list(n.args[0])
         lines = []
+        if self.cap.mutations:  # a parameter too: no autograd record of the in-place copy
+            lines.append("        with torch.no_grad():")
         for i, fqn in self.cap.mutations.items():
-            lines.append(f"        _kc_state(self, {fqn!r}).copy_({self.arg(values[i])})")
+            lines.append(f"            _kc_state(self, {fqn!r}).copy_({self.arg(values[i])})")
         user = [v for i, v in enumerate(values) if i not in self.cap.mutations]
         spec = self.cap.out_spec
         if spec is not None and spec.is_leaf() and len(user) == 1:
