@@ -245,3 +245,36 @@ def test_a_parameter_updated_in_place_is_written_back(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     text = gen.module_path.read_text()
     assert "with torch.no_grad():" in text and "_kc_state(self, 'emb.weight').copy_(" in text
+
+
+PADDED_BROADCASTS = (
+    HEADER
+    + """
+import torch.nn.functional as F
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, theta, x, row, col):
+        grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+        # padded and concatenated pieces that broadcast to the sum's shape
+        a = F.pad(row, (0, 2)) + F.pad(col, (1, 1))
+        b = torch.cat([row, 2 * row], dim=2) + col
+        return grid, a, b
+
+batch, channels, h, w = 3, 2, 6, 10
+def get_inputs():
+    return [torch.randn(batch, 2, 3), torch.randn(batch, channels, h, w),
+            torch.randn(1, w, 1), torch.randn(h, 1, 1)]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_padded_and_concatenated_sources_broadcast(write, tmp_path):
+    """A padding or cat whose result is broadcast in its kernel (``F.affine_grid``'s base
+    grid pads a [1, W, 1] and an [H, 1, 1] row, then adds them) reads its source with
+    stride 0 on the broadcast dims; before, the source's own strides read past it."""
+    gen = _generate(write, tmp_path, "grid.py", PADDED_BROADCASTS)
+    assert gen.judge.correct, gen.judge.detail

@@ -304,8 +304,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     pviews = []
     for i, srcs in enumerate(piece_src):  # each source over the domain, its own strides
         for t in srcs:
-            pviews.append(f"torch.empty_strided({domain_arg}, {pc_arg[t]}.stride(), "
-                          "device='meta')")
+            pviews.append(f"torch.empty_strided({domain_arg}, _kc_piece_strides("
+                          f"{pc_arg[t]}, pshape{i}, {domain_arg}), device='meta')")
         pextra.append(f"*_kc_piece_dims({domain_arg}, {_piece_dims(pieces[i])!r}), *pc{i}")
     sextra: list[str] = []
     if scatter is not None:  # the target over the domain, then its index views

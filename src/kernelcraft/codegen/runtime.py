@@ -199,6 +199,15 @@ def _kc_arange_len(start, end, step):
     return max(0, math.ceil((end - start) / step))
 
 
+def _kc_piece_strides(t, pshape, shape):
+    """A cat's or a padding's source strides over the kernel's domain: 0 where the padded
+    (concatenated) tensor is broadcast (size 1 there, or missing in front), as
+    ``F.affine_grid``'s base grid pads [1, W, 1] and [H, 1, 1] rows and adds them."""
+    lead = len(shape) - len(pshape)
+    return [0] * lead + [0 if p == 1 and s != 1 else st
+                         for st, p, s in zip(t.stride(), pshape, shape[lead:], strict=True)]
+
+
 def _kc_piece_dims(shape, dims):
     """Elements inside each of ``dims`` of ``shape`` (row-major), then their sizes: a
     pointwise kernel takes its index on a cat's or a padding's dim from the linear index."""
