@@ -86,7 +86,10 @@ def test_tensors_built_in_forward_are_rebuilt_from_their_values(write, tmp_path)
     gen = _generate(write, tmp_path, "lifted.py", LIFTED)
     assert gen.judge.correct, gen.judge.detail
     text = gen.module_path.read_text()
-    assert "_kc_lifted(self" in text and "0x1.fffffe" in text  # finfo.min, exactly
+    # the [4] tensor rebuilt from its exact values; the 0-d finfo.min a literal
+    assert "_kc_lifted(self, 'c_lifted_tensor_1'" in text and "0x1.0000000000000p+2" in text
+    assert "scalar_tensor.default(-3.4028234663852886e+38" in text
+    assert "'c_lifted_tensor_0'" not in text
 
 
 def test_data_dependent_sizes_generate_and_judge(write, tmp_path):
