@@ -81,6 +81,20 @@ CREATE TABLE IF NOT EXISTS modules (
 """
 
 
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, retried: SQLite may answer "database is locked" at once, without its
+    busy handler, while another process creates the same file (two tuners starting)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _canonical(obj: Any) -> str:
     """Compact, key-sorted JSON: the same value always hashes the same."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
@@ -197,7 +211,7 @@ class Database:
         self._conn.row_factory = sqlite3.Row
         try:
             self._conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(self._conn)
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._init_schema()
