@@ -654,6 +654,13 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 new("scatter", n, domain=domain, anchor=n)
             continue
         new("extern", n, reason=_extern_reason(n))
+    if opts.fuse_broadcast_producers:
+        # again once every node has its group: a producer read by several nodes of one
+        # kernel (a lerp weight's where/sub pair) qualifies only once all of them joined it
+        for g in list(groups):
+            for n in list(g.nodes):
+                if g.kind in ("pointwise", "reduction"):
+                    _absorb_broadcast_producers(n, g, groups, group_of)
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
     if opts.compute_positions:
         _compute_positions(groups, group_of, order)
@@ -768,8 +775,9 @@ def broadcasts_to(s: tuple[str, ...], domain: tuple[str, ...]) -> bool:
 def _absorb_broadcast_producers(n: fx.Node, g: Group, groups: list[Group],
                                 group_of: dict[fx.Node, Group]) -> None:
     """A pointwise group on a smaller, broadcast shape (``~mask`` of a [B, 1, K] key
-    padding mask, ``gamma.exp()`` of a [C, 1, 1] parameter) whose values only ``n`` reads is
-    recomputed in n's group, its inputs read broadcast there: no launch, no buffer."""
+    padding mask, ``gamma.exp()`` of a [C, 1, 1] parameter) whose values only ``n`` and
+    the rest of n's group read is recomputed in n's group, its inputs read broadcast there:
+    no launch, no buffer."""
     if g.kind not in ("pointwise", "reduction"):
         return
     shape = shape_key(val(n).shape)
@@ -785,8 +793,9 @@ def _absorb_broadcast_producers(n: fx.Node, g: Group, groups: list[Group],
                 or g.kind == "reduction" and _reduction_gathers_ok(h, g.domain)):
             continue  # (a position embedding [1, S, D] added to token embeddings)
         members = set(h.nodes)
-        if any(u not in members and u is not n for m in h.nodes for u in m.users):
-            continue  # read elsewhere too (or returned): computed once, stored
+        if any(u not in members and u is not n and group_of.get(u) is not g
+               for m in h.nodes for u in m.users):
+            continue  # read outside g too (or returned): computed once, stored
         if any(shape_key(val(m).shape) != h.domain and not inline_constant(m)
                for m in h.nodes):
             continue
