@@ -112,6 +112,95 @@ def _minimum(a: str, b: str, **_: Any) -> str:
     return f"tl.minimum({a}, {b}, propagate_nan=tl.PropagateNan.ALL)"
 
 
+def _nan_ignoring(fn: str, a: str, b: str) -> str:
+    """torch.fmax / fmin: a NaN operand yields the other one (NaN only when both are)."""
+    return f"tl.where({a} != {a}, {b}, tl.where({b} != {b}, {a}, {fn}({a}, {b})))"
+
+
+#: ops the vendor's math library computes (CUDA libdevice, ROCm ocml: the same function name
+#: in both): aten overload packet name -> (libdevice function, operand count). Each becomes
+#: a helper ``_kc_m_<name>`` (``libm_helpers``) that the exported module defines only when a
+#: kernel calls it.
+LIBM: dict[str, tuple[str, int]] = {
+    "atan2": ("atan2", 2),
+    "hypot": ("hypot", 2),
+    "copysign": ("copysign", 2),
+    "nextafter": ("nextafter", 2),
+    "atan": ("atan", 1),
+    "asin": ("asin", 1),
+    "acos": ("acos", 1),
+    "tan": ("tan", 1),
+    "sinh": ("sinh", 1),
+    "cosh": ("cosh", 1),
+    "asinh": ("asinh", 1),
+    "acosh": ("acosh", 1),
+    "atanh": ("atanh", 1),
+    "log10": ("log10", 1),
+    "erfc": ("erfc", 1),
+    "erfinv": ("erfinv", 1),
+    "lgamma": ("lgamma", 1),
+    "i0": ("cyl_bessel_i0", 1),
+    "special_erfcx": ("erfcx", 1),
+    "signbit": ("signbit", 1),
+}
+
+
+def _libm(name: str, arity: int) -> Callable[..., str]:
+    def lower(*xs: str, **_: Any) -> str:
+        return f"_kc_m_{name}(" + ", ".join(_operand(x) for x in xs[:arity]) + ")"
+    return lower
+
+
+def libm_helpers(names: set[str]) -> str:
+    """The ``_kc_m_<name>`` helpers for the LIBM ops in ``names``. On a GPU each calls the
+    vendor library in fp32 (fp64 kept); under Triton's interpreter, which has no vendor
+    library, torch computes the op on the host: the interpreter checks the kernel's loads,
+    masks and stores there, and the GPU judge checks the library's values."""
+    out = []
+    for name in sorted(names & LIBM.keys()):
+        fn, arity = LIBM[name]
+        xs = ", ".join("ab"[:arity])
+        casts = ", ".join(f"_kc_libm_arg({x})" for x in "ab"[:arity])
+        out += ["if _kc_interpreting():",
+                f"    _kc_m_{name} = _kc_host_math(torch.ops.aten.{name})",
+                "else:",
+                "    @triton.jit",
+                f"    def _kc_m_{name}({xs}):",
+                f"        return _kc_libdevice.{fn}({casts})",
+                ""]
+    return LIBM_BASE + "\n" + "\n".join(out) if out else ""
+
+
+LIBM_BASE = '''
+if _kc_interpreting():
+    def _kc_host_math(op):
+        # runs as Python inside the interpreter: the operands' arrays through torch's op
+        import numpy as np
+        from triton.runtime.interpreter import TensorHandle
+
+        def apply(*xs):
+            xs = [x if isinstance(x, tl.tensor) else tl.full([], x, tl.float32) for x in xs]
+            if len(xs) == 2:
+                xs = list(tl.broadcast(xs[0], xs[1]))
+            wide = any(x.dtype == tl.float64 for x in xs)
+            dt, tdt = (tl.float64, torch.float64) if wide else (tl.float32, torch.float32)
+            args = [torch.from_numpy(np.array(x.handle.data)).to(tdt) for x in xs]
+            out = np.ascontiguousarray(op(*args).to(tdt).numpy())
+            shape = list(xs[0].shape)
+            return tl.tensor(TensorHandle(out, dt), tl.block_type(dt, shape) if shape else dt)
+
+        return apply
+else:
+    @triton.jit
+    def _kc_libm_arg(x):
+        # the vendor functions take fp32 or fp64: narrower floats and integers widen to fp32
+        if x.dtype == tl.float64:
+            return x
+        else:
+            return x.to(tl.float32)
+'''
+
+
 #: aten overload packet name -> lowering(*operands, **kwargs) -> expression
 POINTWISE: dict[str, Callable[..., str]] = {
     "add": _add,
@@ -169,10 +258,18 @@ POINTWISE: dict[str, Callable[..., str]] = {
     "full_like": lambda a, v, **_: f"tl.where(tl.zeros_like({a}) == 0, {v}, {v})",
     "zeros_like": lambda a, **_: f"tl.where(tl.zeros_like({a}) == 0, 0.0, 0.0)",
     "ones_like": lambda a, **_: f"tl.where(tl.zeros_like({a}) == 0, 1.0, 1.0)",
+    "trunc": lambda a, **_: f"_kc_trunc({a})",
+    "fmax": lambda a, b, **_: _nan_ignoring("tl.maximum", a, b),
+    "fmin": lambda a, b, **_: _nan_ignoring("tl.minimum", a, b),
+    "logical_xor": lambda a, b, **_: f"(({a} != 0) ^ ({b} != 0))",
+    "signbit": lambda a, **_: f"(_kc_m_signbit({a}) != 0)",
     "clone": lambda a, **_: a,
     "_to_copy": lambda a, **_: a,  # the cast to the node's dtype is applied by the caller
     "lift_fresh_copy": lambda a, **_: a,
 }
+
+POINTWISE.update({name: _libm(name, arity) for name, (_, arity) in LIBM.items()
+                  if name not in POINTWISE})
 
 #: reductions the row template computes, with the identity padding lanes take
 REDUCTIONS: dict[str, str] = {
