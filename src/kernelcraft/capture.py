@@ -337,7 +337,7 @@ def export_program(model: nn.Module, inputs: Sequence[Any]) -> Any:
         {i: Dim.AUTO for i in range(x.dim())} if isinstance(x, torch.Tensor) else None
         for x in inputs
     )
-    with _quiet_torch(), _symbolic_math(), _size_free_einsum():
+    with _quiet_torch(), _symbolic_math(), _size_free_einsum(), _positional_std_mean():
         return export(model, tuple(inputs), dynamic_shapes=dyn)
 
 
@@ -442,6 +442,36 @@ def _symbolic_math():
         yield
     finally:
         math.sqrt = plain
+
+
+@contextlib.contextmanager
+def _positional_std_mean():
+    """``std_mean`` / ``var_mean`` over dims traced with dynamic sizes.
+
+    The fake tensors of export run ``aten.std_mean.dim(x, dim, unbiased, keepdim)`` through
+    its decomposition, which torch 2.13 registers as the reference ``std_mean`` whose
+    ``unbiased`` and ``keepdim`` are keyword-only: every ``torch.std_mean(x, dim=...)``
+    failed to capture. While exporting, the overloads with positional flags call the
+    reference with keywords; the graph still records the aten op.
+    """
+    from torch._decomp import decomposition_table as table
+
+    saved = {}
+    for op in (aten.std_mean.dim, aten.var_mean.dim):
+        ref = table.get(op)
+        if ref is None:
+            continue
+
+        def keyworded(x: Any, dim: Any = None, unbiased: bool = True, keepdim: bool = False,
+                      *, _ref: Any = ref) -> Any:
+            return _ref(x, dim, unbiased=unbiased, keepdim=keepdim)
+
+        saved[op] = ref
+        table[op] = keyworded
+    try:
+        yield
+    finally:
+        table.update(saved)
 
 
 def _size_free_einsum() -> contextlib.AbstractContextManager[Any]:
