@@ -49,4 +49,5 @@ def test_math_chain_is_one_correct_kernel_for_both_vendors(write, tmp_path):
     assert "def _kc_m_erfinv(a)" in text and "def _kc_m_exp(" not in text
     # the libdevice (CUDA) and ocml (ROCm) calls compile for both vendors
     assert {b["target"] for b in gen.builds} == {"sm_90", "gfx942"}
-    assert all(b["ok"] for b in gen.builds), gen.builds
+    # (libdevice tan keeps its argument reduction in a local array: declared, not spilled)
+    assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
