@@ -306,3 +306,31 @@ def test_std_mean_and_var_mean_capture_with_dynamic_sizes(write, tmp_path):
     gen = _generate(write, tmp_path, "moments.py", MOMENTS)
     assert gen.judge.correct, gen.judge.detail
     assert not any(g.kind == "extern" for g in gen.plan.groups)
+
+
+PADS = (
+    HEADER
+    + """
+import torch.nn.functional as F
+
+class Model(nn.Module):
+    def forward(self, x, s, v):
+        a = F.pad(x, (2, 3, 1, 0), mode="circular")
+        b = F.pad(v, (1, 0, 0, 0, 2, 2), mode="circular")
+        c = F.pad(s, (4, 1), mode="circular")
+        return torch.relu(a) * 2, b + 1, F.rrelu(c, training=False)
+
+n, c, h, w = 2, 3, 10, 12
+def get_inputs():
+    return [torch.randn(n, c, h, w), torch.randn(n, c, w), torch.randn(n, c, 4, h, w)]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_circular_padding_is_a_gather_kernel(write, tmp_path):
+    # PyTorch decomposes it into an empty tensor, copies and slice_scatters (all torch ops)
+    gen = _generate(write, tmp_path, "pads.py", PADS)
+    assert gen.judge.correct, gen.judge.detail
+    assert not any(g.kind == "extern" for g in gen.plan.groups), gen.extern_reasons
+    assert len(gen.plan.kernels) == 3

@@ -156,6 +156,46 @@ def _leaky_relu(x, negative_slope=0.01):
     return torch.where(x > 0, x, x * negative_slope)
 
 
+def _rrelu_eval(x, noise, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
+    """Randomised leaky ReLU at inference: the fixed slope (lower + upper) / 2. Training
+    draws a slope per element: PyTorch's own decomposition (random, left to torch)."""
+    if training:
+        from torch._decomp import decomposition_table as torch_decomps
+
+        return torch_decomps[aten.rrelu_with_noise_functional.default](
+            x, noise, lower, upper, training, generator)
+    return _leaky_relu(x, (lower + upper) / 2), noise
+
+
+def _pad_circular(x, pad):
+    """Circular padding as one gather: on each padded dim (and the dims between, so that
+    the indices stay adjacent), index ``(arange(size + l + r) - l) mod size``, the form of
+    nearest upsampling that the pointwise template loads with positions computed in the
+    kernel. PyTorch's decomposition copies through an empty tensor and five slice_scatters
+    per dim. Negative pads (cropping) take PyTorch's."""
+    if any(p < 0 for p in pad):
+        from torch._decomp import decomposition_table as torch_decomps
+
+        return torch_decomps[aten._pad_circular.default](x, pad)
+    n = len(pad) // 2
+    first = x.dim() - n
+    while first < x.dim() and pad[2 * (x.dim() - 1 - first)] == pad[
+            2 * (x.dim() - 1 - first) + 1] == 0:
+        first += 1
+    if first == x.dim():
+        return x.clone()
+    indices: list[Any] = [None] * first
+    for d in range(first, x.dim()):
+        i = x.dim() - 1 - d
+        lo, hi = (pad[2 * i], pad[2 * i + 1]) if i < n else (0, 0)
+        size = x.shape[d]
+        pos = torch.arange(size + lo + hi, device=x.device)
+        if lo or hi:
+            pos = torch.remainder(pos - lo, size)
+        indices.append(pos.reshape([-1] + [1] * (x.dim() - 1 - d)))
+    return aten._unsafe_index.Tensor(x, indices)
+
+
 def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
     return torch.where(x > 0, x * scale, torch.expm1(x * input_scale) * (alpha * scale))
 
@@ -291,6 +331,8 @@ def decomposition_table() -> dict[Any, Any]:
         aten.hardsigmoid.default: _hardsigmoid,
         aten.leaky_relu.default: _leaky_relu,
         aten.elu.default: _elu,
+        aten.rrelu_with_noise_functional.default: _rrelu_eval,
+        aten._pad_circular.default: _pad_circular,
         aten._softmax.default: _softmax,
         aten._log_softmax.default: _log_softmax,
         aten.logsumexp.default: _logsumexp,
