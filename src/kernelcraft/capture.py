@@ -172,22 +172,22 @@ def _pad_circular(x, pad):
     the indices stay adjacent), index ``(arange(size + l + r) - l) mod size``, the form of
     nearest upsampling that the pointwise template loads with positions computed in the
     kernel. PyTorch's decomposition copies through an empty tensor and five slice_scatters
-    per dim. Negative pads (cropping) take PyTorch's."""
-    if any(p < 0 for p in pad):
-        from torch._decomp import decomposition_table as torch_decomps
-
-        return torch_decomps[aten._pad_circular.default](x, pad)
+    per dim. Negative pads crop first, and the positive ones wrap around what is left (as
+    PyTorch does)."""
     n = len(pad) // 2
-    first = x.dim() - n
-    while first < x.dim() and pad[2 * (x.dim() - 1 - first)] == pad[
-            2 * (x.dim() - 1 - first) + 1] == 0:
-        first += 1
-    if first == x.dim():
-        return x.clone()
-    indices: list[Any] = [None] * first
-    for d in range(first, x.dim()):
+    sides = []
+    for d in range(x.dim()):
         i = x.dim() - 1 - d
         lo, hi = (pad[2 * i], pad[2 * i + 1]) if i < n else (0, 0)
+        if lo < 0 or hi < 0:
+            x = x.narrow(d, max(-lo, 0), x.shape[d] - max(-lo, 0) - max(-hi, 0))
+        sides.append((max(lo, 0), max(hi, 0)))
+    padded = [d for d, (lo, hi) in enumerate(sides) if lo or hi]
+    if not padded:
+        return x.clone()
+    indices: list[Any] = [None] * padded[0]
+    for d in range(padded[0], x.dim()):
+        lo, hi = sides[d]
         size = x.shape[d]
         pos = torch.arange(size + lo + hi, device=x.device)
         if lo or hi:
