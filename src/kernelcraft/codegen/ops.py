@@ -375,6 +375,16 @@ def _kc_fmod(a, b):
 
 
 @triton.jit
+def _kc_logaddexp(a, b):
+    # log(exp(a) + exp(b)) without overflow (combine function of logcumsumexp); -inf with
+    # -inf stays -inf and +inf with +inf stays +inf (no NaN from inf - inf)
+    hi = tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+    lo = tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
+    r = hi + _kc_log1p(tl.exp(lo - hi))
+    return tl.where((lo == float('-inf')) | (hi == float('inf')), hi, r)
+
+
+@triton.jit
 def _kc_mul(a, b):
     # combine function of product reductions (tl.reduce)
     return a * b

@@ -38,9 +38,11 @@ from kernelcraft.codegen.common import (
 )
 from kernelcraft.codegen.ops import op_name
 from kernelcraft.codegen.runtime import _kc_scan_config
-from kernelcraft.plan import Group, hint, is_tensor_node, val
+from kernelcraft.plan import Group, hint, inline_constant, is_tensor_node, val
 
-SCANS = {"cumsum": "sum", "cumprod": "prod"}
+#: scan op -> its combine: sums, products, and log-sum-exp (``logcumsumexp``, whose
+#: combine is ``_kc_logaddexp``)
+SCANS = {"cumsum": "sum", "cumprod": "prod", "logcumsumexp": "logsumexp"}
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 #: integer and bool scans accumulate in int64, as PyTorch's (position ids, offsets)
 _INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
@@ -60,6 +62,8 @@ def scan_supported(n: fx.Node) -> str | None:
         return "a scan with an output dtype"
     if val(x).dim() == 0:
         return "a scan of a scalar"
+    if SCANS[op_name(n.target)] == "logsumexp" and val(x).dtype not in _FLOATS:
+        return "logcumsumexp of an integer tensor"
     return None
 
 
@@ -104,7 +108,7 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     # flip and after an output flip
     rev: dict[fx.Node, bool] = {}
     for m in g.nodes:
-        if tuple(val(m).shape) != dom:
+        if tuple(val(m).shape) != dom and not inline_constant(m):  # (literals broadcast)
             raise NotImplementedError(f"{m.name} is not on the scanned domain")
         if order[m] < order[n]:
             rev[m] = in_flip is not None and m is not in_flip
@@ -153,7 +157,8 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
         body.append(f"    {t}_off = {t}_off[:, None]")
     integer = val(x).dtype in _INTS
     acc = "tl.int64" if integer else "tl.float32"
-    ident = ("0" if kind == "sum" else "1") if integer else ("0.0" if kind == "sum" else "1.0")
+    ident = ("0" if kind == "sum" else "1") if integer else (
+        {"sum": "0.0", "prod": "1.0"}.get(kind, "float('-inf')"))
     body += [f"    carry = tl.full([BLOCK_K], {ident}, {acc})",
              "    for c in range(0, R, BLOCK_R):",
              "        p = c + tl.arange(0, BLOCK_R)",
@@ -174,11 +179,15 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     for m in prologue:
         body.append(ind + _lower(m, env))
         env[m] = var(m)
-    fn = "tl.cumsum" if kind == "sum" else "tl.cumprod"
-    op = "+" if kind == "sum" else "*"
+    if kind == "logsumexp":  # the chunk's running log-sum-exp, then the carry in
+        scan = ("_kc_logaddexp(tl.associative_scan(s, 1, _kc_logaddexp), "
+                "carry[:, None])")
+    else:
+        scan = (f"{'tl.cumsum' if kind == 'sum' else 'tl.cumprod'}(s, axis=1) "
+                f"{'+' if kind == 'sum' else '*'} carry[:, None]")
     zero = "0" if integer else "0.0"
     body += [f"{ind}s = tl.where(m, {env[x]}.to({acc}), {ident})",
-             f"{ind}y = {fn}(s, axis=1) {op} carry[:, None]",
+             f"{ind}y = {scan}",
              f"{ind}last = tl.minimum(c + BLOCK_R, R) - 1",
              f"{ind}carry = tl.sum(tl.where((p == last)[None, :], y, {zero}), axis=1)",
              f"{ind}{var(n)} = y.to({tl_dtype(n)})"]
