@@ -82,6 +82,7 @@ CHEAT_TABLE: list[tuple[str, str, frozenset[str], bool]] = [
     ("crash", "relu_pos", frozenset({"crash"}), False),
     ("exit_clean", "relu_pos", frozenset({"crash"}), False),
     ("pickle_payload", "softmax", ANY_REASON, False),
+    ("topk_wrong_index", "topk_ties", frozenset({"wrong"}), False),
     # last: it rewires torch inside the process that runs it
     ("monkeypatch_torch", "softmax", ANY_REASON, False),
 ]
@@ -96,6 +97,7 @@ HONEST_TABLE: list[tuple[str, str]] = [
     ("linear_relu_ok", "linear_relu"),
     ("block_sum_pos_ok", "block_sum_pos"),
     ("state_attribute_ok", "state_attribute"),
+    ("topk_ties_ok", "topk_ties"),
 ]
 
 
