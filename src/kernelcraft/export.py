@@ -230,6 +230,8 @@ class _Emitter:
             items = "".join(self.arg(v) + ", " for v in user)
             lines.append(f"        return ({items})" if spec.type is tuple
                          else f"        return [{items}]")
+        elif spec is not None and (expr := _spec_expr(spec, iter(map(self.arg, user)))):
+            lines.append(f"        return {expr}")  # nested tuples, dicts, topk results
         else:
             spec_text = torch.utils._pytree.treespec_dumps(spec)
             items = ", ".join(self.arg(v) for v in user)
@@ -238,12 +240,37 @@ class _Emitter:
         return lines
 
 
+def _children(spec: Any) -> list[Any]:
+    return list(spec.children() if hasattr(spec, "children") else spec.children_specs)
+
+
+def _spec_expr(spec: Any, items: Any) -> str | None:
+    """The Python expression rebuilding output structure ``spec`` from leaf expressions:
+    tuples, lists, dicts with literal keys and PyTorch's structseq results (``topk``,
+    ``max``; pytree has no serialized name for those). None for anything else."""
+    if spec.is_leaf():
+        return next(items)
+    parts = [_spec_expr(c, items) for c in _children(spec)]
+    if any(p is None for p in parts):
+        return None
+    t = spec.type
+    if t is tuple:
+        return "(" + "".join(p + ", " for p in parts) + ")"
+    if t is list:
+        return "[" + ", ".join(parts) + "]"
+    if t is dict and all(isinstance(k, (str, int)) for k in spec.context):
+        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(spec.context, parts,
+                                                             strict=True)) + "}"
+    if getattr(t, "__module__", "") == "torch.return_types":
+        return f"torch.return_types.{t.__name__}(({''.join(p + ', ' for p in parts)}))"
+    return None
+
+
 def _flat_sequence(spec: Any) -> bool:
     """A plain tuple or list of leaves (``return a, b``)."""
     if spec.type not in (tuple, list):
         return False
-    children = spec.children() if hasattr(spec, "children") else spec.children_specs
-    return all(c.is_leaf() for c in children)
+    return all(c.is_leaf() for c in _children(spec))
 
 
 @dataclass
