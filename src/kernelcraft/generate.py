@@ -132,6 +132,10 @@ def emit_group(g: Group, target: Target) -> KernelSource:
         from kernelcraft.codegen.scan import emit_scan
 
         return emit_scan(g, target)
+    if g.kind == "topk":
+        from kernelcraft.codegen.topk import emit_topk
+
+        return emit_topk(g, target)
     raise NotImplementedError(g.kind)
 
 

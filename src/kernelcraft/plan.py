@@ -12,6 +12,8 @@ Groups are built in one pass over the nodes in topological order:
 - ``scan``: a cumulative sum or product along one dim, with the pointwise ops that feed
   only it, the pointwise ops on its output, and flips along the scanned dim on either side
   (a suffix sum is one kernel);
+- ``topk``: the k largest or smallest entries along one dim (values and indices), with
+  the pointwise ops that feed only it;
 - ``conv``: a convolution (``--conv-template``, default auto) with the pointwise ops on its
   output as the epilogue, like matmul;
 - ``scatter``: an accumulating ``index_put`` (``index_add``, ``x.index_put_(idx, v,
@@ -112,7 +114,7 @@ class FusionOptions:
 class Group:
     id: int
     kind: str  # pointwise | reduction | matmul | attention | conv | pool | scan | scatter |
-    #            extern | glue
+    #            topk | extern | glue
     nodes: list[fx.Node] = field(default_factory=list)
     domain: tuple[str, ...] = ()
     rdims: tuple[int, ...] = ()
@@ -133,7 +135,7 @@ class Group:
     @property
     def is_kernel(self) -> bool:
         return self.kind in ("pointwise", "reduction", "matmul", "attention", "conv", "pool",
-                             "scan", "scatter")
+                             "scan", "scatter", "topk")
 
     def describe(self) -> str:
         ops = [op_name(n.target) for n in self.nodes if n.op == "call_function"]
@@ -403,6 +405,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
     """Partition ``gm``'s graph into groups (see the module docstring)."""
     from kernelcraft.codegen.pool import POOLS, pool_supported, value_node
     from kernelcraft.codegen.scan import SCANS, is_flip_along, scan_dim, scan_supported
+    from kernelcraft.codegen.topk import topk_args, topk_supported
 
     opts = options or FusionOptions()
     if opts.eliminate_common:
@@ -512,6 +515,11 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             g = group_of.get(n.args[0])
             if g is not None and g.kind == "pool" and g.anchor is n.args[0]:
                 join(g, n)  # the values of a max pool (its indices are not used)
+                continue
+        if n.target is operator.getitem:
+            g = group_of.get(n.args[0])
+            if g is not None and g.kind == "topk" and g.anchor is n.args[0]:
+                join(g, n)  # a top-k's values or indices: stored by its kernel
                 continue
         if is_load(n):  # a load of the pointwise template
             new("pointwise", n, domain=shape_key(value.shape))
@@ -652,6 +660,19 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 join(g, n)
             else:
                 new("scatter", n, domain=domain, anchor=n)
+            continue
+        if name == "topk":
+            why = topk_supported(n)
+            if why is not None:
+                new("extern", n, reason=f"topk: {why}")
+                continue
+            g = group_of.get(n.args[0])
+            d = topk_args(n)[1]
+            if g is not None and _prologue_ok(g, n, opts):
+                g.kind, g.anchor, g.rdims = "topk", n, (d,)  # ranks what it computes
+                join(g, n)
+            else:
+                new("topk", n, domain=shape_key(val(n.args[0]).shape), anchor=n, rdims=(d,))
             continue
         new("extern", n, reason=_extern_reason(n))
     if opts.fuse_broadcast_producers:

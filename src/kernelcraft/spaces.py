@@ -45,6 +45,8 @@ def space_for(k: KernelSource, family: str, target: Target) -> Space | None:
         return _attention(k, target)
     if family == "scan" and "at" in k.config:
         return _scan(k, target)
+    if family == "topk" and "at" in k.config:
+        return _topk(k, target)
     return None
 
 
@@ -57,7 +59,7 @@ def tuned_key(k: KernelSource, family: str) -> tuple[int, ...]:
     if family == "reduction":
         at = k.config["at_capture_sizes"]
         return (at["K"], at["R"])
-    if family in ("conv", "attention", "scan"):
+    if family in ("conv", "attention", "scan", "topk"):
         return tuple(k.config["at"]["key"])
     return (k.config["at"]["numel"],)
 
@@ -175,6 +177,30 @@ def _scan(k: KernelSource, t: Target) -> Space:
 
     default = {n: k.config.get(n) for n in ("BLOCK_K", "BLOCK_R", "num_warps")}
     return Space("scan", knobs, (fits,), ctx, _default(knobs, default))
+
+
+def _topk(k: KernelSource, t: Target) -> Space:
+    """Rows per program, chunk length and warps of a top-k: the scan's knobs, with each
+    row's buffer of KP 64-bit keys counted in the registers."""
+    K, R = (int(v) for v in k.config["at"]["key"])
+    KP = int(k.config["at"]["KP"])
+    ctx = {"K": K, "R": R, "KP": KP, "bytes": float(4 * K * R * len(k.inputs)),
+           "inner": float(bool(k.config["at"].get("inner"))), **_target_ctx(t)}
+    knobs = (PowerOfTwo("BLOCK_K", 1, 128), PowerOfTwo("BLOCK_R", 8, 2048),
+             Choice("num_warps", (1, 2, 4, 8)))
+
+    def fits(c: Config) -> str | None:
+        bk, br = c["BLOCK_K"], c["BLOCK_R"]
+        if bk * max(br, KP) < c["num_warps"] * t.warp_size:
+            return "fewer elements than threads"
+        if bk * (br + KP) > 8192:
+            return "over 8192 keys per tile (register spills)"
+        if bk > max(1, _p2(K)) or br > max(8, _p2(R)):
+            return "tile larger than the problem"
+        return None
+
+    default = {n: k.config.get(n) for n in ("BLOCK_K", "BLOCK_R", "num_warps")}
+    return Space("topk", knobs, (fits,), ctx, _default(knobs, default))
 
 
 def _conv(k: KernelSource, t: Target) -> Space:
@@ -397,7 +423,7 @@ def build_spec(k: KernelSource, family: str, config: Config | None,
         tma_spec(spec["signature"], consts, spec["attrs"], at, config["BLOCK_N"], on)
         spec["num_stages"] = int(config["num_stages"])
         spec["options"] = {o: config[o] for o in AMD_OPTIONS if o in config}
-    elif family == "scan":
+    elif family in ("scan", "topk"):
         consts.update(BLOCK_K=config["BLOCK_K"], BLOCK_R=config["BLOCK_R"])
     elif family == "reduction":
         R = int(k.config["at_capture_sizes"]["R"])

@@ -299,6 +299,26 @@ def _kc_scan_config(K, R, inner, cpu):
     return bk, br, max(1, min(8, bk * br // 512))
 
 
+def _kc_topk_config(K, R, KP, inner, cpu):
+    """(BLOCK_K, BLOCK_R, num_warps) of a top-k over K rows of length R keeping KP keys a
+    row: the scan's layout rules, with the rows' key buffers (BLOCK_K x KP 64-bit keys)
+    counted in the tile."""
+    p2 = _kc_next_pow2
+    if cpu:
+        return min(p2(K), 16), min(p2(R), 512), 4
+    if inner:
+        br = min(p2(R), 1024)
+        bk = max(1, min(p2(K), 2048 // max(br, KP)))
+        while bk > 1 and K / bk < 1024:
+            bk //= 2
+    else:
+        bk = min(p2(K), 16, max(1, 2048 // KP))
+        br = max(8, min(p2(R), 512 // bk))
+        while bk > 8 and K / bk < 512:
+            bk //= 2
+    return bk, br, max(1, min(8, bk * max(br, KP) // 256))
+
+
 def _kc_reshape(x, cin, chint, cout, sym):
     """View ``x`` as the captured view did, with sizes re-derived from x's actual sizes.
 

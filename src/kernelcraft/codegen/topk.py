@@ -1,0 +1,262 @@
+"""Top-k template: the k largest (or smallest) entries along one dim, values and indices.
+
+Each entry becomes one 64-bit key that orders as ``topk`` ranks: the high half is the value
+mapped to an order-preserving integer (NaN above +inf, as PyTorch ranks it; ``-0.0`` equal
+to ``0.0``; negated bitwise for the smallest), the low half ``2**32 - 1 - index``, so equal
+values rank by lowest index first (PyTorch's deterministic mode's tie order; its default
+order of ties is the library's). Keys are distinct, so selecting is a max and removing an
+equality test.
+
+The domain splits into rows (every dim but the selected one, decomposed at runtime as the
+scan template does) and the selected dim. Each program takes BLOCK_K rows, keeps the best
+k keys seen so far in registers (KP = next power of two of k lanes) and walks the dim in
+chunks of BLOCK_R: only entries above the buffer's worst are candidates, and a chunk with
+none (most of a long row once the buffer is full) costs one comparison per entry. The end
+sorts the buffer by k more selections. The pointwise ops that feed only the top-k (its
+prologue) run on the chunk in registers, rounded to the input's dtype before ranking.
+
+Knobs, chosen by the wrapper from the layout or tuned: BLOCK_K, BLOCK_R, num_warps.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from kernelcraft.codegen.common import (
+    MAX_RANK,
+    KernelSource,
+    compute_dtype,
+    decompose_lines,
+    lower_pointwise,
+    offset_lines,
+    ptr_type,
+    scalar_type,
+    tl_dtype,
+    var,
+)
+from kernelcraft.codegen.runtime import _kc_next_pow2, _kc_topk_config
+from kernelcraft.plan import Group, hint, inline_constant, is_tensor_node, val
+
+#: largest k the template takes (its buffer lives in registers; beyond, the library's
+#: radix select wins)
+MAX_K = 256
+_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+#: integer values map to keys as they are (int64 would not leave room for the index)
+_INTS = (torch.int32, torch.int16, torch.int8, torch.uint8)
+
+
+def topk_args(n: fx.Node) -> tuple[Any, int, bool, bool]:
+    """(k, dim, largest, sorted) of a ``topk`` node, defaults filled in."""
+    names = ("self", "k", "dim", "largest", "sorted")
+    args = dict(zip(names, n.args, strict=False)) | dict(n.kwargs)
+    rank = max(val(n.args[0]).dim(), 1)
+    return (args["k"], int(args.get("dim", -1)) % rank, bool(args.get("largest", True)),
+            bool(args.get("sorted", True)))
+
+
+def topk_supported(n: fx.Node) -> str | None:
+    """Why the template cannot take ``topk`` node ``n`` (None: it can)."""
+    x = n.args[0]
+    if not is_tensor_node(x) or val(x).dtype not in _FLOATS + _INTS:
+        return f"top-k of a {val(x).dtype if is_tensor_node(x) else 'non-tensor'} value"
+    k, _, _, ordered = topk_args(n)
+    if not isinstance(k, int):
+        return "top-k with a k computed at run time"
+    if k > MAX_K:
+        return f"top-k with k = {k} > {MAX_K} (the library's radix select)"
+    if not ordered:
+        return "unsorted top-k (the order of its results is the library's)"
+    if val(x).dim() == 0:
+        return "top-k of a scalar"
+    return None
+
+
+def _ranked(x: str, dtype: torch.dtype, largest: bool) -> list[str]:
+    """Lines turning chunk values ``x`` (masked by ``m``, positions ``p``) into keys ``c``."""
+    if dtype in _FLOATS:
+        lines = [f"xf = tl.where(m, {x}, 0.0)",
+                 "xf = tl.where(xf == 0.0, 0.0, xf)",  # -0.0 ranks as 0.0
+                 "bits = xf.to(tl.int32, bitcast=True)",
+                 "key = tl.where(bits < 0, bits ^ 0x7FFFFFFF, bits)",
+                 "key = tl.where(xf != xf, 0x7FFFFFFF, key)"]  # every NaN above +inf
+    else:
+        lines = [f"key = tl.where(m, {x}, 0).to(tl.int32)"]
+    if not largest:
+        lines.append("key = ~key")
+    lines += ["c = (key.to(tl.int64) << 32) | (0xFFFFFFFF - p.to(tl.int64))[None, :]",
+              "c = tl.where(m, c, LOW)"]
+    return lines
+
+
+def _unranked(dtype: torch.dtype, largest: bool) -> list[str]:
+    """Lines turning sorted keys ``sel`` back into indices ``oi`` and values ``ov``."""
+    lines = ["oi = 0xFFFFFFFF - (sel & 0xFFFFFFFF)",
+             "key = (sel >> 32).to(tl.int32)"]
+    if not largest:
+        lines.append("key = ~key")
+    if dtype in _FLOATS:
+        lines += ["bits = tl.where(key < 0, key ^ 0x7FFFFFFF, key)",
+                  "ov = bits.to(tl.float32, bitcast=True)"]
+    else:
+        lines.append("ov = key")
+    return lines
+
+
+def emit_topk(g: Group, target: Any = None) -> KernelSource:
+    """One top-k kernel with g's prologue fused, and its wrapper."""
+    n = g.anchor
+    if n is None:
+        raise NotImplementedError("top-k group without an anchor")
+    why = topk_supported(n)
+    if why:
+        raise NotImplementedError(why)
+    k, d, largest, _ = topk_args(n)
+    x = n.args[0]
+    dom = tuple(val(x).shape)
+    members = set(g.nodes)
+    order = {m: i for i, m in enumerate(g.nodes)}
+    prologue = [m for m in g.nodes if order[m] < order[n]]
+    for m in prologue:
+        if tuple(val(m).shape) != dom and not inline_constant(m):
+            raise NotImplementedError(f"{m.name} is not on the top-k's input domain")
+    picks = {m.args[1]: m for m in g.nodes if m.target is operator.getitem and m.args[0] is n}
+    outs = list(g.outputs)
+    if any(o not in picks.values() for o in outs):
+        raise NotImplementedError("a top-k group whose outputs are not its values or indices")
+    loads: list[fx.Node] = []
+    scalars: list[fx.Node] = []
+    for m in prologue + [n]:
+        for a in m.all_input_nodes:
+            if a in members:
+                continue
+            if is_tensor_node(a):
+                if val(a).dim() > len(dom):
+                    raise NotImplementedError(f"operand {a.name} has a higher rank")
+                if a not in loads:
+                    loads.append(a)
+            elif a not in scalars:
+                scalars.append(a)
+    kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
+    R = MAX_RANK
+    IN = [f"in{i}" for i in range(len(loads))]
+    OUT = [f"out{i}" for i in range(len(outs))]
+    SC = [f"sc{i}" for i in range(len(scalars))]
+    params = IN + OUT + SC + ["K", "R"] + [f"size{i}" for i in range(R)]
+    for t in IN + OUT:
+        params += [f"{t}_st{i}" for i in range(R)] + [f"{t}_sr"]
+    params += ["NDIM: tl.constexpr", "KTOP: tl.constexpr", "KP: tl.constexpr",
+               "BLOCK_K: tl.constexpr", "BLOCK_R: tl.constexpr"]
+    body = ["    pid = tl.program_id(0).to(tl.int64)",
+            "    rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)",
+            "    rmask = rows < K"]
+    body += decompose_lines("rows", "i", "size", R, "NDIM", "    ")
+    for t in IN + OUT:
+        body += offset_lines(f"{t}_off", "i", f"{t}_st", R, "NDIM", "rows * 0", "    ")
+        body.append(f"    {t}_off = {t}_off[:, None]")
+    body += [
+        "    kk = tl.arange(0, KP)",
+        "    slot = (kk < KTOP)[None, :]",
+        "    LOW = tl.full([BLOCK_K, BLOCK_R], -2**63, tl.int64)",
+        "    LOWK = tl.full([BLOCK_K, KP], -2**63, tl.int64)",
+        "    HIGHK = tl.full([BLOCK_K, KP], 2**63 - 1, tl.int64)",
+        "    buf = LOWK + kk[None, :]",  # distinct empties below every key
+        "    for c0 in range(0, R, BLOCK_R):",
+        "        p = c0 + tl.arange(0, BLOCK_R)",
+        "        m = rmask[:, None] & (p < R)[None, :]",
+    ]
+    ind = "        "
+    env: dict[fx.Node, str] = {s: SC[i] for i, s in enumerate(scalars)}
+    for i, a in enumerate(loads):
+        body.append(f"{ind}{var(a)} = tl.load({IN[i]} + {IN[i]}_off + (p * {IN[i]}_sr)"
+                    f"[None, :], mask=m, other=0).to({compute_dtype(a)})")
+        env[a] = var(a)
+    for m in prologue:
+        body.append(ind + lower_pointwise(m, env))
+        env[m] = var(m)
+    dtype = val(x).dtype
+    xv = f"{env[x]}.to({tl_dtype(x)})"
+    if dtype in _FLOATS:  # ranked as the value PyTorch would hold
+        xv += ".to(tl.float32)"
+    body += [ind + line for line in _ranked(xv, dtype, largest)]
+    body += [
+        f"{ind}worst = tl.min(tl.where(slot, buf, HIGHK), axis=1)",
+        f"{ind}c = tl.where(c > worst[:, None], c, LOW)",
+        f"{ind}n = tl.minimum(tl.max(tl.sum((c > LOW).to(tl.int32), axis=1)), KTOP)",
+        f"{ind}for _ in range(n):",  # the chunk's best candidates, into the buffer's worst
+        f"{ind}    best = tl.max(c, axis=1)",
+        f"{ind}    worst = tl.min(tl.where(slot, buf, HIGHK), axis=1)",
+        f"{ind}    into = (buf == worst[:, None]) & slot & (best > worst)[:, None]",
+        f"{ind}    buf = tl.where(into, best[:, None], buf)",
+        f"{ind}    c = tl.where(c == best[:, None], LOW, c)",
+        "    sel = LOWK",
+        "    for j in range(KTOP):",  # the buffer in rank order
+        "        best = tl.max(tl.where(slot, buf, LOWK), axis=1)",
+        "        sel = tl.where(kk[None, :] == j, best[:, None], sel)",
+        "        buf = tl.where(buf == best[:, None], LOWK, buf)",
+    ]
+    body += ["    " + line for line in _unranked(dtype, largest)]
+    body.append("    om = rmask[:, None] & slot")
+    for i, o in enumerate(outs):
+        v = "ov" if o.args[1] == 0 else "oi"
+        body.append(f"    tl.store({OUT[i]} + {OUT[i]}_off + (kk * {OUT[i]}_sr)[None, :], "
+                    f"{v}.to({tl_dtype(o)}), mask=om)")
+    source = f"@triton.jit\ndef {kname}({', '.join(params)}):\n" + "\n".join(body)
+
+    # ---- wrapper: the selected dim last in every view, rows coalesced
+    w = [f"def {wname}({', '.join(IN + SC)}):",
+         f"    dom = _kc_broadcast({', '.join(a + '.shape' for a in IN)})",
+         f"    d, k = {d}, {k}",
+         f"    if len(dom) != {len(dom)}:",
+         f"        raise ValueError(f'kernelcraft: a top-k over a {len(dom)}-d domain, got "
+         "{len(dom)}-d')",
+         "    if k > dom[d]:",
+         "        raise RuntimeError(f'kernelcraft: top-k of {k} along a dim of {dom[d]}')",
+         "    oshape = list(dom)",
+         "    oshape[d] = k",
+         f"    dev = {IN[0]}.device"]
+    for i, o in enumerate(outs):
+        w.append(f"    {OUT[i]} = torch.empty(oshape, dtype={val(o).dtype}, device=dev)")
+    w += [f"    if _kc_prod(oshape) == 0:\n        return ({', '.join(OUT)},)",
+          f"    views = [{', '.join([f'{t}.expand(dom)' for t in IN] + OUT)}]",
+          "    rsz = dom[d]",
+          "    rows = [s for i, s in enumerate(dom) if i != d]",
+          "    sizes, strides, ndim = _kc_coalesce(rows, "
+          "[[s for i, s in enumerate(v.stride()) if i != d] for v in views])",
+          "    nrows = _kc_prod(rows)",
+          "    inner = views[0].stride(d) == 1 or rsz == 1",
+          f"    kp = {_kc_next_pow2(k)}",
+          "    bk, br, warps = _kc_topk_config(nrows, rsz, kp, inner, dev.type == 'cpu')",
+          f"    t = _kc_tuned('{wname}', dev, (nrows, rsz))",
+          "    if t is not None:",
+          "        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']",
+          "    grid = (triton.cdiv(nrows, bk),)",
+          f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}nrows, rsz, *sizes,",
+          "        *[s for st, v in zip(strides, views) for s in (*st, v.stride(d))],",
+          "        NDIM=ndim, KTOP=k, KP=kp, BLOCK_K=bk, BLOCK_R=br, num_warps=warps)",
+          f"    return ({', '.join(OUT)},)"]
+    sig = {t: ptr_type(a) for t, a in zip(IN, loads, strict=True)}
+    sig.update({t: ptr_type(o) for t, o in zip(OUT, outs, strict=True)})
+    sig.update({t: scalar_type(a) for t, a in zip(SC, scalars, strict=True)})
+    for p in params:
+        if ":" not in p and p not in sig:
+            sig[p] = "i64"
+    nrows = 1
+    for i, s in enumerate(dom):
+        if i != d:
+            nrows *= hint(s)
+    kp = _kc_next_pow2(k)
+    inner = d == len(dom) - 1  # as captured: contiguous
+    bk, br, warps = _kc_topk_config(nrows, hint(dom[d]), kp, inner, False)
+    cfg = {"template": "topk",
+           "topk": f"{k} {'largest' if largest else 'smallest'} along dim {d}",
+           "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
+           "at": {"key": [nrows, hint(dom[d])], "inner": inner, "KP": kp}}
+    return KernelSource(kname, wname, source, "\n".join(w), loads + scalars, outs, cfg, [],
+                        signature=sig,
+                        constexprs={"NDIM": 2, "KTOP": k, "KP": kp, "BLOCK_K": bk,
+                                    "BLOCK_R": br},
+                        num_warps=warps)
