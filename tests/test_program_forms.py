@@ -335,3 +335,33 @@ def test_circular_padding_is_a_gather_kernel(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     assert not any(g.kind == "extern" for g in gen.plan.groups), gen.extern_reasons
     assert len(gen.plan.kernels) == 4
+
+
+REPEATS = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(6))
+
+        def forward(self, x, y):
+            a = x.repeat(2, 1, 3) + 1.0  # tiled rows and columns, an epilogue
+            n = x.shape[0] * x.shape[1] // 6  # an instance norm's affine parameter tiled
+            b = (x * self.w.repeat(n).view(x.shape[0], x.shape[1], 1)).sum(-1)
+            c = y.repeat(3, 1) * 2.0
+            d = y.repeat(1, 1)  # no tiling: a copy
+            e = y.repeat(2, 2, 1)  # a new leading dim
+            return a, b, c, d, e
+
+    def get_inputs(): return [torch.randn(4, 6, 5), torch.randn(3, 7)]
+    def get_init_inputs(): return []
+"""
+
+
+def test_repeat_is_a_gather_kernel(write, tmp_path):
+    # PyTorch runs repeat as its own copy op; here each is a load of the kernel using it
+    gen = _generate(write, tmp_path, "repeats.py", REPEATS)
+    assert gen.judge.correct, gen.judge.detail
+    assert not any(g.kind == "extern" for g in gen.plan.groups), gen.extern_reasons
+    assert len(gen.plan.kernels) == 6

@@ -196,6 +196,26 @@ def _pad_circular(x, pad):
     return aten._unsafe_index.Tensor(x, indices)
 
 
+def _repeat(x, repeats):
+    """``x.repeat(*repeats)`` as one gather, index ``arange(size * r) mod size`` on each
+    repeated dim (and the dims between), as circular padding: the pointwise template
+    loads it with positions computed in the kernel, where PyTorch copies the tiles into a
+    new tensor (a repeated affine parameter of an instance norm, tiled positions)."""
+    reps = list(repeats)
+    x = x.reshape([1] * (len(reps) - x.dim()) + list(x.shape))
+    tiled = [d for d, r in enumerate(reps) if r != 1]
+    if not tiled:
+        return x.clone()
+    indices: list[Any] = [None] * tiled[0]
+    for d in range(tiled[0], x.dim()):
+        size = x.shape[d]
+        pos = torch.arange(size * reps[d], device=x.device)
+        if reps[d] != 1:
+            pos = torch.remainder(pos, size)
+        indices.append(pos.reshape([-1] + [1] * (x.dim() - 1 - d)))
+    return aten._unsafe_index.Tensor(x, indices)
+
+
 def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
     return torch.where(x > 0, x * scale, torch.expm1(x * input_scale) * (alpha * scale))
 
@@ -333,6 +353,7 @@ def decomposition_table() -> dict[Any, Any]:
         aten.elu.default: _elu,
         aten.rrelu_with_noise_functional.default: _rrelu_eval,
         aten._pad_circular.default: _pad_circular,
+        aten.repeat.default: _repeat,
         aten._softmax.default: _softmax,
         aten._log_softmax.default: _log_softmax,
         aten.logsumexp.default: _logsumexp,
