@@ -370,6 +370,39 @@ def test_eager_replay_of_the_captured_graph_matches_the_model(write, tmp_path):
     torch.testing.assert_close(env[out], model(*inputs))
 
 
+STATE_ATTRIBUTE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.h0 = torch.randn(3, 16)  # a plain attribute, not a parameter or buffer
+        self.lin = nn.Linear(16, 16)
+    def forward(self, x):
+        self.h0 = self.h0.to(x.device)
+        return torch.tanh(self.lin(x) + self.h0)
+
+def get_inputs(): return [torch.randn(3, 16)]
+def get_init_inputs(): return []
+"""
+
+
+def test_eager_replay_reads_plain_tensor_attributes(write, tmp_path):
+    """Lifted tensors that are neither parameters nor buffers (initial states made in the
+    constructor) are read by name in the replay too (it failed with a KeyError)."""
+    from kernelcraft.choose import run_graph
+    from kernelcraft.generate import build
+    from kernelcraft.problem import load_problem
+
+    problem = load_problem(write("st.py", STATE_ATTRIBUTE))
+    variant = build(problem, _opts(tmp_path))
+    model = problem.make_model(problem.init_inputs(0), 0)
+    inputs = problem.sample_inputs(1, "normal")
+    env = run_graph(variant, model, inputs, torch.device("cpu"))
+    out = next(n for n in variant.cap.graph.nodes if n.op == "output").args[0][0]
+    torch.testing.assert_close(env[out], model(*inputs))
+
+
 def test_uncapturable_program_names_the_line(write, tmp_path, capsys):
     src = """
 import torch, torch.nn as nn

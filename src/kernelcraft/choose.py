@@ -50,8 +50,6 @@ def _device_kwargs(kwargs: dict[str, Any], device: torch.device) -> dict[str, An
 def run_graph(variant: Variant, model: torch.nn.Module, inputs: list[Any],
               device: torch.device) -> dict[fx.Node, Any]:
     """Evaluate the captured graph op by op (eager), keeping every value."""
-    state = dict(model.named_parameters())
-    state.update(dict(model.named_buffers()))
     env: dict[fx.Node, Any] = {}
     user = iter(inputs)
     cap = variant.cap
@@ -61,10 +59,19 @@ def run_graph(variant: Variant, model: torch.nn.Module, inputs: list[Any],
 
     for n in cap.graph.nodes:
         if n.op == "placeholder":
-            env[n] = state[cap.param_of[n.name]] if n.name in cap.param_of else next(user)
+            env[n] = (_state_value(model, cap.param_of[n.name], device)
+                      if n.name in cap.param_of else next(user))
         elif n.op == "call_function":
             env[n] = n.target(*value(n.args), **_device_kwargs(value(n.kwargs), device))
     return env
+
+
+def _state_value(model: torch.nn.Module, fqn: str, device: torch.device) -> Any:
+    """A lifted parameter, buffer or plain tensor attribute (an LSTM's initial state made
+    in the constructor, which forward moves to the input's device) by dotted name."""
+    path, _, name = fqn.rpartition(".")
+    v = getattr(model.get_submodule(path) if path else model, name)
+    return v.to(device) if isinstance(v, torch.Tensor) else v
 
 
 def model_and_inputs(problem: Problem, device: torch.device
