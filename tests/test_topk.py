@@ -40,6 +40,33 @@ TOPKS = """
 """
 
 
+SORTS = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x, h, n):
+            s = torch.sort(x, dim=-1, descending=True)
+            a = torch.argsort(x * 2.0, dim=0)  # along a strided dim, of a computed value
+            m = torch.msort(h)  # half precision, ascending along dim 0
+            i = torch.sort(n, dim=1).indices  # int32 keys
+            return s.values, s.indices, a, m, i
+
+    def get_inputs():
+        x = torch.randn(6, 33)
+        x[1, 4] = float("nan")
+        return [x, torch.randn(17, 5).half(), torch.randperm(40 * 9).int().view(40, 9)]
+    def get_init_inputs(): return []
+"""
+
+
+def test_sort_and_argsort_are_top_k_of_the_whole_dim(write, tmp_path: Path) -> None:
+    gen = _gen(write, tmp_path, "sorts", SORTS, targets="sm_90", build=True)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    assert [g.kind for g in gen.plan.groups if g.is_kernel].count("topk") == 4
+    assert not gen.extern_reasons, gen.extern_reasons
+    assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
+
+
 def _gen(write, tmp_path: Path, name: str, source: str, **kw):
     kw.setdefault("build", False)
     return generate(write(f"{name}.py", source),
@@ -62,9 +89,10 @@ TIES = """
 
     class Model(nn.Module):
         def forward(self, x):
-            return torch.topk(x, 5, dim=-1), torch.topk(x, 4, dim=0, largest=False)
+            return (torch.topk(x, 5, dim=-1), torch.topk(x, 4, dim=0, largest=False),
+                    torch.sort(x, dim=-1, descending=True))
 
-    def get_inputs(): return [torch.randn(8, 900)]
+    def get_inputs(): return [torch.randn(8, 200)]
     def get_init_inputs(): return []
 """
 
@@ -74,10 +102,15 @@ from pathlib import Path
 from kernelcraft.problem import load_module
 
 module = load_module(Path(sys.argv[1]), "generated")
-x = torch.randint(0, 3, (8, 900)).float()  # ties everywhere
+x = torch.randint(0, 3, (8, 1100)).float()  # ties everywhere
 x[0, :] = 0.0
 x[1, ::2] = -0.0  # equal to 0.0
-(v, i), (sv, si) = module.ModelNew()(x)
+(v, i), (sv, si), (ov, oi) = module.ModelNew()(x[:, :200])
+want = torch.sort(x[:, :200], dim=-1, descending=True, stable=True)
+assert torch.equal(oi, want.indices) and torch.equal(ov, want.values)
+(v, i), (sv, si), (ov, oi) = module.ModelNew()(x)  # the sort's rows: torch.sort's
+want = torch.sort(x, dim=-1, descending=True, stable=True)
+assert torch.equal(oi, want.indices) and torch.equal(ov, want.values)
 want = torch.sort(x, dim=-1, descending=True, stable=True)
 assert torch.equal(i, want.indices[:, :5]), (i, want.indices[:, :5])
 assert torch.equal(v, want.values[:, :5])
@@ -89,7 +122,7 @@ print("ok")
 
 def test_topk_ties_rank_lowest_index_first(write, tmp_path: Path) -> None:
     gen = _gen(write, tmp_path, "ties", TIES, judge=False)
-    assert [g.kind for g in gen.plan.groups if g.is_kernel] == ["topk", "topk"]
+    assert [g.kind for g in gen.plan.groups if g.is_kernel] == ["topk"] * 3
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     done = subprocess.run([sys.executable, "-c", _TIE_CHECK, str(gen.module_path)],
                           capture_output=True, text=True, env=env, timeout=600)
@@ -104,7 +137,8 @@ UNSUPPORTED = """
             a = torch.topk(x, 3, sorted=False).values  # order is the library's
             b = torch.topk(x.double(), 3).indices  # float64 keys do not fit
             c = torch.topk(x, 300).values  # k above the template's buffer
-            return a, b, c
+            d = torch.sort(x, dim=1).values  # rows longer than the buffer
+            return a, b, c, d
 
     def get_inputs(): return [torch.randn(4, 400)]
     def get_init_inputs(): return []
@@ -118,6 +152,7 @@ def test_topk_the_template_cannot_take_stays_in_pytorch(write, tmp_path: Path) -
     assert any("unsorted" in r for r in reasons), reasons
     assert any("float64" in r for r in reasons), reasons
     assert any("k = 300" in r for r in reasons), reasons
+    assert any("sort of rows of 400" in r for r in reasons), reasons
     assert not any(g.kind == "topk" for g in gen.plan.groups)
 
 

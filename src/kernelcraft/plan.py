@@ -13,7 +13,7 @@ Groups are built in one pass over the nodes in topological order:
   only it, the pointwise ops on its output, and flips along the scanned dim on either side
   (a suffix sum is one kernel);
 - ``topk``: the k largest or smallest entries along one dim (values and indices), with
-  the pointwise ops that feed only it;
+  the pointwise ops that feed only it; a ``sort`` (and ``argsort``) of short rows too;
 - ``conv``: a convolution (``--conv-template``, default auto) with the pointwise ops on its
   output as the epilogue, like matmul;
 - ``scatter``: an accumulating ``index_put`` (``index_add``, ``x.index_put_(idx, v,
@@ -405,7 +405,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
     """Partition ``gm``'s graph into groups (see the module docstring)."""
     from kernelcraft.codegen.pool import POOLS, pool_supported, value_node
     from kernelcraft.codegen.scan import SCANS, is_flip_along, scan_dim, scan_supported
-    from kernelcraft.codegen.topk import topk_args, topk_supported
+    from kernelcraft.codegen.topk import SELECTS, topk_args, topk_supported
 
     opts = options or FusionOptions()
     if opts.eliminate_common:
@@ -661,14 +661,14 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             else:
                 new("scatter", n, domain=domain, anchor=n)
             continue
-        if name == "topk":
+        if name in SELECTS:
             why = topk_supported(n)
             if why is not None:
-                new("extern", n, reason=f"topk: {why}")
+                new("extern", n, reason=f"{name}: {why}")
                 continue
             g = group_of.get(n.args[0])
             d = topk_args(n)[1]
-            if g is not None and _prologue_ok(g, n, opts):
+            if name == "topk" and g is not None and _prologue_ok(g, n, opts):
                 g.kind, g.anchor, g.rdims = "topk", n, (d,)  # ranks what it computes
                 join(g, n)
             else:

@@ -38,6 +38,7 @@ from kernelcraft.codegen.common import (
     tl_dtype,
     var,
 )
+from kernelcraft.codegen.ops import op_name
 from kernelcraft.codegen.runtime import _kc_next_pow2, _kc_topk_config
 from kernelcraft.plan import Group, hint, inline_constant, is_tensor_node, val
 
@@ -49,29 +50,47 @@ _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 _INTS = (torch.int32, torch.int16, torch.int8, torch.uint8)
 
 
+#: the ops the template takes: ``sort`` is a top-k of the whole dim (its order of ties,
+#: lowest index first, is the stable sort's)
+SELECTS = ("topk", "sort")
+#: longest dim a sort kernel takes at run time (beyond, the wrapper calls torch.sort)
+MAX_SORT = 1024
+
+
 def topk_args(n: fx.Node) -> tuple[Any, int, bool, bool]:
-    """(k, dim, largest, sorted) of a ``topk`` node, defaults filled in."""
+    """(k, dim, largest, sorted) of a ``topk`` or ``sort`` node, defaults filled in (a
+    sort's k is its dim's size)."""
+    rank = max(val(n.args[0]).dim(), 1)
+    if op_name(n.target) == "sort":
+        args = dict(zip(("self", "dim", "descending"), n.args, strict=False)) | dict(n.kwargs)
+        d = int(args.get("dim", -1)) % rank
+        size = val(n.args[0]).shape[d] if val(n.args[0]).dim() else 1
+        return size, d, bool(args.get("descending", False)), True
     names = ("self", "k", "dim", "largest", "sorted")
     args = dict(zip(names, n.args, strict=False)) | dict(n.kwargs)
-    rank = max(val(n.args[0]).dim(), 1)
     return (args["k"], int(args.get("dim", -1)) % rank, bool(args.get("largest", True)),
             bool(args.get("sorted", True)))
 
 
 def topk_supported(n: fx.Node) -> str | None:
-    """Why the template cannot take ``topk`` node ``n`` (None: it can)."""
+    """Why the template cannot take ``topk`` or ``sort`` node ``n`` (None: it can)."""
     x = n.args[0]
+    what = "top-k" if op_name(n.target) == "topk" else "sort"
     if not is_tensor_node(x) or val(x).dtype not in _FLOATS + _INTS:
-        return f"top-k of a {val(x).dtype if is_tensor_node(x) else 'non-tensor'} value"
+        return f"{what} of a {val(x).dtype if is_tensor_node(x) else 'non-tensor'} value"
+    if val(x).dim() == 0:
+        return f"{what} of a scalar"
     k, _, _, ordered = topk_args(n)
+    if what == "sort":
+        if hint(k) > MAX_K:
+            return f"a sort of rows of {hint(k)} > {MAX_K} (the library's radix sort)"
+        return None
     if not isinstance(k, int):
         return "top-k with a k computed at run time"
     if k > MAX_K:
         return f"top-k with k = {k} > {MAX_K} (the library's radix select)"
     if not ordered:
         return "unsorted top-k (the order of its results is the library's)"
-    if val(x).dim() == 0:
-        return "top-k of a scalar"
     return None
 
 
@@ -115,6 +134,9 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     if why:
         raise NotImplementedError(why)
     k, d, largest, _ = topk_args(n)
+    is_sort = op_name(n.target) == "sort"
+    if is_sort and g.nodes.index(n) != 0:
+        raise NotImplementedError("a sort with a fused prologue")  # its fallback reads x
     x = n.args[0]
     dom = tuple(val(x).shape)
     members = set(g.nodes)
@@ -209,7 +231,8 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     # ---- wrapper: the selected dim last in every view, rows coalesced
     w = [f"def {wname}({', '.join(IN + SC)}):",
          f"    dom = _kc_broadcast({', '.join(a + '.shape' for a in IN)})",
-         f"    d, k = {d}, {k}",
+         f"    d = {d}",
+         f"    k = {'dom[d]' if is_sort else k}",
          f"    if len(dom) != {len(dom)}:",
          f"        raise ValueError(f'kernelcraft: a top-k over a {len(dom)}-d domain, got "
          "{len(dom)}-d')",
@@ -218,6 +241,11 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
          "    oshape = list(dom)",
          "    oshape[d] = k",
          f"    dev = {IN[0]}.device"]
+    if is_sort:  # rows too long for a buffer in registers: the library's sort
+        picks = ", ".join(f"s[{o.args[1]}]" for o in outs)
+        w += [f"    if k > {MAX_SORT}:",
+              f"        s = torch.sort({IN[0]}, dim=d, descending={largest}, stable=True)",
+              f"        return ({picks},)"]
     for i, o in enumerate(outs):
         w.append(f"    {OUT[i]} = torch.empty(oshape, dtype={val(o).dtype}, device=dev)")
     w += [f"    if _kc_prod(oshape) == 0:\n        return ({', '.join(OUT)},)",
@@ -228,7 +256,7 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
           "[[s for i, s in enumerate(v.stride()) if i != d] for v in views])",
           "    nrows = _kc_prod(rows)",
           "    inner = views[0].stride(d) == 1 or rsz == 1",
-          f"    kp = {_kc_next_pow2(k)}",
+          "    kp = _kc_next_pow2(k)",
           "    bk, br, warps = _kc_topk_config(nrows, rsz, kp, inner, dev.type == 'cpu')",
           f"    t = _kc_tuned('{wname}', dev, (nrows, rsz))",
           "    if t is not None:",
@@ -248,15 +276,16 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     for i, s in enumerate(dom):
         if i != d:
             nrows *= hint(s)
-    kp = _kc_next_pow2(k)
+    kp = _kc_next_pow2(hint(k))
     inner = d == len(dom) - 1  # as captured: contiguous
     bk, br, warps = _kc_topk_config(nrows, hint(dom[d]), kp, inner, False)
     cfg = {"template": "topk",
-           "topk": f"{k} {'largest' if largest else 'smallest'} along dim {d}",
+           "topk": (f"sort {'descending' if largest else 'ascending'} along dim {d}" if is_sort
+                    else f"{k} {'largest' if largest else 'smallest'} along dim {d}"),
            "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
            "at": {"key": [nrows, hint(dom[d])], "inner": inner, "KP": kp}}
     return KernelSource(kname, wname, source, "\n".join(w), loads + scalars, outs, cfg, [],
                         signature=sig,
-                        constexprs={"NDIM": 2, "KTOP": k, "KP": kp, "BLOCK_K": bk,
+                        constexprs={"NDIM": 2, "KTOP": hint(k), "KP": kp, "BLOCK_K": bk,
                                     "BLOCK_R": br},
                         num_warps=warps)
