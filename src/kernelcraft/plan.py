@@ -9,9 +9,9 @@ Groups are built in one pass over the nodes in topological order:
 - ``matmul``: mm/addmm/bmm with the pointwise ops on its output as the epilogue;
 - ``pool``: a max or average pooling window (1-3-D, fixed or adaptive) with the pointwise
   ops that feed only it (recomputed per tap) and the pointwise ops on its output;
-- ``scan``: a cumulative sum or product along one dim, with the pointwise ops that feed
-  only it, the pointwise ops on its output, and flips along the scanned dim on either side
-  (a suffix sum is one kernel);
+- ``scan``: a cumulative sum, product, log-sum-exp, max or min along one dim, with the
+  pointwise ops that feed only it, the pointwise ops on its output, and flips along the
+  scanned dim on either side (a suffix sum is one kernel);
 - ``topk``: the k largest or smallest entries along one dim (values and indices), with
   the pointwise ops that feed only it; a ``sort`` (and ``argsort``) of short rows too;
 - ``conv``: a convolution (``--conv-template``, default auto) with the pointwise ops on its
@@ -518,8 +518,8 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 continue
         if n.target is operator.getitem:
             g = group_of.get(n.args[0])
-            if g is not None and g.kind == "topk" and g.anchor is n.args[0]:
-                join(g, n)  # a top-k's values or indices: stored by its kernel
+            if g is not None and g.kind in ("topk", "scan") and g.anchor is n.args[0]:
+                join(g, n)  # values or indices of a top-k, a cummax: computed in its kernel
                 continue
         if is_load(n):  # a load of the pointwise template
             new("pointwise", n, domain=shape_key(value.shape))
@@ -608,7 +608,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 new("pool", n, domain=domain, anchor=n)
             continue
         if name in SCANS and scan_supported(n) is None:
-            d, domain = scan_dim(n), shape_key(value.shape)
+            d, domain = scan_dim(n), shape_key(val(n.args[0]).shape)
             src = n.args[0]
             g = group_of.get(src)
             if (is_flip_along(src, d) and len(src.users) == 1 and g is not None

@@ -648,10 +648,11 @@ def flip_gathers(gm: fx.GraphModule) -> int:
 
 def _near_scan(n: fx.Node) -> bool:
     """Whether a flip feeds a scan, or reads one through pointwise ops (the scan template's
-    own output flip)."""
-    from kernelcraft.codegen.scan import SCANS
+    own output flip). cummax and cummin do not fuse flips: theirs become gathers."""
+    from kernelcraft.codegen.scan import PAIRED, SCANS
 
-    if any(op_name(u.target) in SCANS for u in n.users if u.op == "call_function"):
+    flipping = {op for op, kind in SCANS.items() if kind not in PAIRED}
+    if any(op_name(u.target) in flipping for u in n.users if u.op == "call_function"):
         return True
     todo, seen = list(n.all_input_nodes), set()
     while todo:
@@ -659,7 +660,7 @@ def _near_scan(n: fx.Node) -> bool:
         if m in seen or m.op != "call_function":
             continue
         seen.add(m)
-        if op_name(m.target) in SCANS:
+        if op_name(m.target) in flipping:
             return True
         if is_pointwise(m.target):
             todo += m.all_input_nodes

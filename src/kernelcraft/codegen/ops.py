@@ -375,6 +375,20 @@ def _kc_fmod(a, b):
 
 
 @triton.jit
+def _kc_cummax_combine(va, ia, vb, ib):
+    # (running max, its latest index) of a segment then a later one: the later wins when
+    # its max is at least the earlier's, or is NaN (torch.cummax's rule element by element)
+    later = (vb != vb) | ((va == va) & (vb >= va))
+    return tl.where(later, vb, va), tl.where(later, ib, ia)
+
+
+@triton.jit
+def _kc_cummin_combine(va, ia, vb, ib):
+    later = (vb != vb) | ((va == va) & (vb <= va))
+    return tl.where(later, vb, va), tl.where(later, ib, ia)
+
+
+@triton.jit
 def _kc_logaddexp(a, b):
     # log(exp(a) + exp(b)) without overflow (combine function of logcumsumexp); -inf with
     # -inf stays -inf and +inf with +inf stays +inf (no NaN from inf - inf)

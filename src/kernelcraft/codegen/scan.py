@@ -18,6 +18,7 @@ side when the scanned dim is not innermost in memory, long chunks when it is).
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import torch
@@ -40,9 +41,12 @@ from kernelcraft.codegen.ops import op_name
 from kernelcraft.codegen.runtime import _kc_scan_config
 from kernelcraft.plan import Group, hint, inline_constant, is_tensor_node, val
 
-#: scan op -> its combine: sums, products, and log-sum-exp (``logcumsumexp``, whose
-#: combine is ``_kc_logaddexp``)
-SCANS = {"cumsum": "sum", "cumprod": "prod", "logcumsumexp": "logsumexp"}
+#: scan op -> its combine: sums, products, log-sum-exp (``logcumsumexp``, whose combine
+#: is ``_kc_logaddexp``), and running max / min with their indices (``cummax``, ``cummin``)
+SCANS = {"cumsum": "sum", "cumprod": "prod", "logcumsumexp": "logsumexp", "cummax": "max",
+         "cummin": "min"}
+#: scans returning (values, indices): their results are read through getitem members
+PAIRED = ("max", "min")
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 #: integer and bool scans accumulate in int64, as PyTorch's (position ids, offsets)
 _INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
@@ -58,6 +62,8 @@ def scan_supported(n: fx.Node) -> str | None:
     x = n.args[0]
     if not is_tensor_node(x) or val(x).dtype not in _FLOATS + _INTS:
         return f"a scan of a {val(x).dtype if is_tensor_node(x) else 'non-tensor'} value"
+    if SCANS[op_name(n.target)] in PAIRED and val(x).dtype not in _FLOATS + _INTS[:-1]:
+        return f"{op_name(n.target)} of a {val(x).dtype} tensor"
     if n.kwargs.get("dtype") is not None or len(n.args) > 2:
         return "a scan with an output dtype"
     if val(x).dim() == 0:
@@ -98,7 +104,9 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     if why:
         raise NotImplementedError(why)
     d = scan_dim(n)
-    dom = tuple(val(n).shape)
+    kind = SCANS[op_name(n.target)]
+    paired = kind in PAIRED
+    dom = tuple(val(n.args[0]).shape)
     members = set(g.nodes)
     order = {m: i for i, m in enumerate(g.nodes)}
     x = n.args[0]
@@ -106,8 +114,13 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     out_flip = next((m for m in g.nodes if order[m] > order[n] and is_flip_along(m, d)), None)
     # tensor index of each member's values at scan position p: reversed before an input
     # flip and after an output flip
+    if paired and (in_flip is not None or out_flip is not None):
+        raise NotImplementedError(f"{op_name(n.target)} next to a flip")
     rev: dict[fx.Node, bool] = {}
     for m in g.nodes:
+        if m is n and paired:
+            rev[m] = False
+            continue
         if tuple(val(m).shape) != dom and not inline_constant(m):  # (literals broadcast)
             raise NotImplementedError(f"{m.name} is not on the scanned domain")
         if order[m] < order[n]:
@@ -147,7 +160,6 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     for t in IN + OUT:
         params += [f"{t}_st{i}" for i in range(R)] + [f"{t}_sr"]
     params += ["NDIM: tl.constexpr", "BLOCK_K: tl.constexpr", "BLOCK_R: tl.constexpr"]
-    kind = SCANS[op_name(n.target)]
     body = ["    pid = tl.program_id(0).to(tl.int64)",
             "    rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)",
             "    rmask = rows < K"]
@@ -159,7 +171,11 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     acc = "tl.int64" if integer else "tl.float32"
     ident = ("0" if kind == "sum" else "1") if integer else (
         {"sum": "0.0", "prod": "1.0"}.get(kind, "float('-inf')"))
+    if paired:  # values as they are (ints exact); masked lanes never win
+        acc = compute_dtype(x)
+        ident = "0"
     body += [f"    carry = tl.full([BLOCK_K], {ident}, {acc})",
+             "    carry_i = tl.full([BLOCK_K], -1, tl.int64)",
              "    for c in range(0, R, BLOCK_R):",
              "        p = c + tl.arange(0, BLOCK_R)",
              "        m = rmask[:, None] & (p < R)[None, :]",
@@ -186,12 +202,32 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
         scan = (f"{'tl.cumsum' if kind == 'sum' else 'tl.cumprod'}(s, axis=1) "
                 f"{'+' if kind == 'sum' else '*'} carry[:, None]")
     zero = "0" if integer else "0.0"
-    body += [f"{ind}s = tl.where(m, {env[x]}.to({acc}), {ident})",
+    if paired:  # the chunk's running (value, index), then the carry's pair in front of it
+        comb = f"_kc_cum{kind}_combine"
+        body += [f"{ind}s = {env[x]}.to({acc})",
+                 f"{ind}si = tl.broadcast_to(p[None, :], s.shape)",
+                 f"{ind}y, yi = tl.associative_scan((s, si), 1, {comb})",
+                 f"{ind}cv = tl.broadcast_to(carry[:, None], s.shape)",
+                 f"{ind}ci = tl.broadcast_to(carry_i[:, None], s.shape)",
+                 f"{ind}fy, fyi = {comb}(cv, ci, y, yi)",
+                 f"{ind}y = tl.where(ci >= 0, fy, y)",  # no carry before the first chunk
+                 f"{ind}yi = tl.where(ci >= 0, fyi, yi)",
+                 f"{ind}last = tl.minimum(c + BLOCK_R, R) - 1",
+                 f"{ind}at = (p == last)[None, :]",
+                 f"{ind}carry = tl.sum(tl.where(at, y, {zero}), axis=1).to({acc})",
+                 f"{ind}carry_i = tl.sum(tl.where(at, yi, 0), axis=1)"]
+        for m in g.nodes:  # the getitems: values, indices
+            if m.target is operator.getitem and m.args[0] is n:
+                body.append(f"{ind}{var(m)} = {'y' if m.args[1] == 0 else 'yi'}"
+                            f".to({tl_dtype(m)})")
+                env[m] = opmath(m)
+    body += [] if paired else [f"{ind}s = tl.where(m, {env[x]}.to({acc}), {ident})",
              f"{ind}y = {scan}",
              f"{ind}last = tl.minimum(c + BLOCK_R, R) - 1",
              f"{ind}carry = tl.sum(tl.where((p == last)[None, :], y, {zero}), axis=1)",
              f"{ind}{var(n)} = y.to({tl_dtype(n)})"]
-    env[n] = opmath(n)
+    if not paired:
+        env[n] = opmath(n)
     epi_loads = [a for a in loads if a not in pro_loads]
     for o in outs:
         if o in prologue:
@@ -199,6 +235,10 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     if n in outs:
         body.append(_store(ind, OUT[outs.index(n)], n, False))
     for m in epilogue:  # operands loaded right before their first use
+        if m.target is operator.getitem and m.args[0] is n:  # computed with the scan
+            if m in outs:
+                body.append(_store(ind, OUT[outs.index(m)], m, rev[m]))
+            continue
         for a in m.all_input_nodes:
             if a in epi_loads and a not in env:
                 i = loads.index(a)
