@@ -67,6 +67,33 @@ def test_sort_and_argsort_are_top_k_of_the_whole_dim(write, tmp_path: Path) -> N
     assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
 
 
+MEDIANS = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x, n):
+            m = torch.median(x, dim=1)  # rows with NaNs: the first NaN
+            kv = torch.kthvalue(x, 3, dim=0, keepdim=True)  # a strided dim, kept
+            mi = torch.median(n, dim=-1, keepdim=True).values  # int32 with ties
+            return m.values, m.indices, kv.values, kv.indices, mi, torch.median(x)
+
+    def get_inputs():
+        x = torch.randn(7, 41)
+        x[2, 5] = float("nan")
+        x[2, 30] = float("nan")
+        return [x, torch.randint(-5, 5, (6, 8), dtype=torch.int32)]
+    def get_init_inputs(): return []
+"""
+
+
+def test_median_and_kthvalue_are_the_last_of_a_smallest_k(write, tmp_path: Path) -> None:
+    gen = _gen(write, tmp_path, "medians", MEDIANS)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    assert [g.kind for g in gen.plan.groups if g.is_kernel] == ["topk"] * 3
+    # the median of all elements (no dim) has no row to select from
+    assert list(gen.extern_reasons.values()) == ["median: a median over all elements"]
+
+
 def _gen(write, tmp_path: Path, name: str, source: str, **kw):
     kw.setdefault("build", False)
     return generate(write(f"{name}.py", source),

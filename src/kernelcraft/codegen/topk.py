@@ -51,9 +51,10 @@ _INTS = (torch.int32, torch.int16, torch.int8, torch.uint8)
 
 
 #: the ops the template takes: ``sort`` is a top-k of the whole dim (its order of ties,
-#: lowest index first, is the stable sort's)
-SELECTS = ("topk", "sort")
-#: longest dim a sort kernel takes at run time (beyond, the wrapper calls torch.sort)
+#: lowest index first, is the stable sort's); ``kthvalue`` and ``median`` (over a dim) are
+#: the last of a smallest-k, stored alone
+SELECTS = ("topk", "sort", "kthvalue", "median")
+#: longest dim a sort (median) kernel takes at run time (beyond, the wrapper calls torch)
 MAX_SORT = 1024
 
 
@@ -61,7 +62,16 @@ def topk_args(n: fx.Node) -> tuple[Any, int, bool, bool]:
     """(k, dim, largest, sorted) of a ``topk`` or ``sort`` node, defaults filled in (a
     sort's k is its dim's size)."""
     rank = max(val(n.args[0]).dim(), 1)
-    if op_name(n.target) == "sort":
+    mode = op_name(n.target)
+    if mode == "kthvalue":
+        args = dict(zip(("self", "k", "dim"), n.args, strict=False)) | dict(n.kwargs)
+        return args["k"], int(args.get("dim", -1)) % rank, False, True
+    if mode == "median":  # the lower median: the ((size + 1) // 2)-th smallest
+        args = dict(zip(("self", "dim"), n.args, strict=False)) | dict(n.kwargs)
+        d = int(args.get("dim", -1)) % rank
+        size = val(n.args[0]).shape[d] if val(n.args[0]).dim() else 1
+        return (size + 1) // 2, d, False, True
+    if mode == "sort":
         args = dict(zip(("self", "dim", "descending"), n.args, strict=False)) | dict(n.kwargs)
         d = int(args.get("dim", -1)) % rank
         size = val(n.args[0]).shape[d] if val(n.args[0]).dim() else 1
@@ -73,17 +83,25 @@ def topk_args(n: fx.Node) -> tuple[Any, int, bool, bool]:
 
 
 def topk_supported(n: fx.Node) -> str | None:
-    """Why the template cannot take ``topk`` or ``sort`` node ``n`` (None: it can)."""
+    """Why the template cannot take node ``n`` (one of SELECTS) (None: it can)."""
     x = n.args[0]
-    what = "top-k" if op_name(n.target) == "topk" else "sort"
+    mode = op_name(n.target)
+    what = {"topk": "top-k"}.get(mode, mode)
+    if mode == "median" and len(n.args) < 2 and "dim" not in n.kwargs:
+        return "a median over all elements"
     if not is_tensor_node(x) or val(x).dtype not in _FLOATS + _INTS:
         return f"{what} of a {val(x).dtype if is_tensor_node(x) else 'non-tensor'} value"
     if val(x).dim() == 0:
         return f"{what} of a scalar"
     k, _, _, ordered = topk_args(n)
-    if what == "sort":
+    if mode in ("sort", "median"):
         if hint(k) > MAX_K:
-            return f"a sort of rows of {hint(k)} > {MAX_K} (the library's radix sort)"
+            return f"a {mode} of rows of {hint(val(x).shape[topk_args(n)[1]])} (over {MAX_K} "\
+                   "keys a row: the library's)"
+        return None
+    if mode == "kthvalue":
+        if not isinstance(k, int) or k > MAX_K:
+            return f"kthvalue with k = {k} (a literal up to {MAX_K} is the template's)"
         return None
     if not isinstance(k, int):
         return "top-k with a k computed at run time"
@@ -111,6 +129,12 @@ def _ranked(x: str, dtype: torch.dtype, largest: bool) -> list[str]:
     return lines
 
 
+def keepdim(n: fx.Node) -> bool:
+    """Whether a kthvalue or median keeps its reduced dim."""
+    pos = 3 if op_name(n.target) == "kthvalue" else 2
+    return bool(n.args[pos] if len(n.args) > pos else n.kwargs.get("keepdim", False))
+
+
 def _unranked(dtype: torch.dtype, largest: bool) -> list[str]:
     """Lines turning sorted keys ``sel`` back into indices ``oi`` and values ``ov``."""
     lines = ["oi = 0xFFFFFFFF - (sel & 0xFFFFFFFF)",
@@ -134,9 +158,11 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     if why:
         raise NotImplementedError(why)
     k, d, largest, _ = topk_args(n)
-    is_sort = op_name(n.target) == "sort"
-    if is_sort and g.nodes.index(n) != 0:
-        raise NotImplementedError("a sort with a fused prologue")  # its fallback reads x
+    mode = op_name(n.target)
+    is_sort = mode == "sort"
+    single = mode in ("kthvalue", "median")  # one value and index per row
+    if mode != "topk" and g.nodes.index(n) != 0:
+        raise NotImplementedError(f"a {mode} with a fused prologue")  # the fallback reads x
     x = n.args[0]
     dom = tuple(val(x).shape)
     members = set(g.nodes)
@@ -186,6 +212,7 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
         "    LOWK = tl.full([BLOCK_K, KP], -2**63, tl.int64)",
         "    HIGHK = tl.full([BLOCK_K, KP], 2**63 - 1, tl.int64)",
         "    buf = LOWK + kk[None, :]",  # distinct empties below every key
+        "    nan_i = tl.full([BLOCK_K], 2**62, tl.int64)",
         "    for c0 in range(0, R, BLOCK_R):",
         "        p = c0 + tl.arange(0, BLOCK_R)",
         "        m = rmask[:, None] & (p < R)[None, :]",
@@ -204,6 +231,10 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     if dtype in _FLOATS:  # ranked as the value PyTorch would hold
         xv += ".to(tl.float32)"
     body += [ind + line for line in _ranked(xv, dtype, largest)]
+    nan_first = mode == "median" and dtype in _FLOATS  # a row with a NaN: its first NaN
+    if nan_first:
+        body.append(f"{ind}nan_i = tl.minimum(nan_i, tl.min(tl.where(m & (xf != xf), "
+                    "p[None, :].to(tl.int64), 2**62), axis=1))")
     body += [
         f"{ind}worst = tl.min(tl.where(slot, buf, HIGHK), axis=1)",
         f"{ind}c = tl.where(c > worst[:, None], c, LOW)",
@@ -221,10 +252,18 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
         "        buf = tl.where(buf == best[:, None], LOWK, buf)",
     ]
     body += ["    " + line for line in _unranked(dtype, largest)]
+    if nan_first:
+        body += ["    has_nan = (nan_i < 2**62)[:, None]",
+                 "    ov = tl.where(has_nan, float('nan'), ov)",
+                 "    oi = tl.where(has_nan, nan_i[:, None], oi)"]
     body.append("    om = rmask[:, None] & slot")
+    at = "kk"
+    if single:  # only the last of the k, at position 0 of a size-1 dim
+        body.append("    om = om & (kk == KTOP - 1)[None, :]")
+        at = "(kk - (KTOP - 1))"
     for i, o in enumerate(outs):
         v = "ov" if o.args[1] == 0 else "oi"
-        body.append(f"    tl.store({OUT[i]} + {OUT[i]}_off + (kk * {OUT[i]}_sr)[None, :], "
+        body.append(f"    tl.store({OUT[i]} + {OUT[i]}_off + ({at} * {OUT[i]}_sr)[None, :], "
                     f"{v}.to({tl_dtype(o)}), mask=om)")
     source = f"@triton.jit\ndef {kname}({', '.join(params)}):\n" + "\n".join(body)
 
@@ -232,23 +271,30 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     w = [f"def {wname}({', '.join(IN + SC)}):",
          f"    dom = _kc_broadcast({', '.join(a + '.shape' for a in IN)})",
          f"    d = {d}",
-         f"    k = {'dom[d]' if is_sort else k}",
+         "    k = " + {"sort": "dom[d]", "median": "(dom[d] + 1) // 2"}.get(mode, str(k)),
          f"    if len(dom) != {len(dom)}:",
          f"        raise ValueError(f'kernelcraft: a top-k over a {len(dom)}-d domain, got "
          "{len(dom)}-d')",
          "    if k > dom[d]:",
          "        raise RuntimeError(f'kernelcraft: top-k of {k} along a dim of {dom[d]}')",
          "    oshape = list(dom)",
-         "    oshape[d] = k",
+         f"    oshape[d] = {'1' if single else 'k'}",
          f"    dev = {IN[0]}.device"]
     if is_sort:  # rows too long for a buffer in registers: the library's sort
         picks = ", ".join(f"s[{o.args[1]}]" for o in outs)
         w += [f"    if k > {MAX_SORT}:",
               f"        s = torch.sort({IN[0]}, dim=d, descending={largest}, stable=True)",
               f"        return ({picks},)"]
+    if mode == "median":
+        picks = ", ".join(f"s[{o.args[1]}]" for o in outs)
+        w += [f"    if k > {MAX_SORT}:",
+              f"        s = torch.median({IN[0]}, dim=d, keepdim={keepdim(n)})",
+              f"        return ({picks},)"]
     for i, o in enumerate(outs):
         w.append(f"    {OUT[i]} = torch.empty(oshape, dtype={val(o).dtype}, device=dev)")
-    w += [f"    if _kc_prod(oshape) == 0:\n        return ({', '.join(OUT)},)",
+    ret = "(" + "".join((o if not single or keepdim(n) else f"{o}.squeeze(d)") + ", "
+                        for o in OUT) + ")"
+    w += [f"    if _kc_prod(oshape) == 0:\n        return {ret}",
           f"    views = [{', '.join([f'{t}.expand(dom)' for t in IN] + OUT)}]",
           "    rsz = dom[d]",
           "    rows = [s for i, s in enumerate(dom) if i != d]",
@@ -265,7 +311,7 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
           f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}nrows, rsz, *sizes,",
           "        *[s for st, v in zip(strides, views) for s in (*st, v.stride(d))],",
           "        NDIM=ndim, KTOP=k, KP=kp, BLOCK_K=bk, BLOCK_R=br, num_warps=warps)",
-          f"    return ({', '.join(OUT)},)"]
+          f"    return {ret}"]
     sig = {t: ptr_type(a) for t, a in zip(IN, loads, strict=True)}
     sig.update({t: ptr_type(o) for t, o in zip(OUT, outs, strict=True)})
     sig.update({t: scalar_type(a) for t, a in zip(SC, scalars, strict=True)})
@@ -281,6 +327,7 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     bk, br, warps = _kc_topk_config(nrows, hint(dom[d]), kp, inner, False)
     cfg = {"template": "topk",
            "topk": (f"sort {'descending' if largest else 'ascending'} along dim {d}" if is_sort
+                    else f"{mode} along dim {d}" if single
                     else f"{k} {'largest' if largest else 'smallest'} along dim {d}"),
            "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
            "at": {"key": [nrows, hint(dom[d])], "inner": inner, "KP": kp}}

@@ -170,9 +170,10 @@ class _Float64Casts(TorchFunctionMode):
 
 
 class StableTies(TorchFunctionMode):
-    """PyTorch leaves the order of equal values unspecified in ``topk``, ``sort`` and
-    ``argsort`` (CPU and CUDA differ, and so may two calls); its deterministic mode ranks
-    them lowest index first, as ``sort(stable=True)`` does. The judge accepts a candidate
+    """PyTorch leaves the order of equal values unspecified in ``topk``, ``sort``,
+    ``argsort``, ``kthvalue`` and ``median`` (CPU and CUDA differ, and so may two calls);
+    its deterministic mode ranks them lowest index first, as ``sort(stable=True)`` does
+    (a median over a dim with a NaN is that NaN, the first one). The judge accepts a candidate
     matching either the library's order or this one (all outputs, with the same
     tolerances): a top-k router on saturated probabilities has tied zeros, and a kernel
     that resolves them by index is as right as the library. ``used`` says whether the
@@ -195,6 +196,24 @@ class StableTies(TorchFunctionMode):
             k = int(a["k"])
             return torch.return_types.topk((s.values.narrow(dim, 0, k),
                                             s.indices.narrow(dim, 0, k)))
+        if name in ("kthvalue", "median") and args and isinstance(args[0], torch.Tensor):
+            names = ("k", "dim", "keepdim") if name == "kthvalue" else ("dim", "keepdim")
+            a = dict(zip(names, args[1:], strict=False)) | kwargs
+            if name == "median" and "dim" not in a:
+                return func(*args, **kwargs)  # one value: no index to order
+            self.used = True
+            x, dim = args[0], int(a.get("dim", -1))
+            k = int(a["k"]) if name == "kthvalue" else (x.shape[dim] + 1) // 2
+            s = torch.sort(x, dim=dim, stable=True)
+            v, i = s.values.narrow(dim, k - 1, 1), s.indices.narrow(dim, k - 1, 1)
+            if name == "median" and x.is_floating_point():  # a NaN: the first NaN's
+                nan = torch.isnan(x)
+                has = nan.any(dim, keepdim=True)
+                v = torch.where(has, torch.full_like(v, float("nan")), v)
+                i = torch.where(has, nan.to(torch.int8).argmax(dim, keepdim=True), i)
+            if not a.get("keepdim", False):
+                v, i = v.squeeze(dim), i.squeeze(dim)
+            return getattr(torch.return_types, name)((v, i))
         if name in ("sort", "argsort") and args and isinstance(args[0], torch.Tensor):
             self.used = True
             kwargs["stable"] = True
