@@ -168,12 +168,10 @@ def _rrelu_eval(x, noise, lower=0.125, upper=1.0 / 3.0, training=False, generato
 
 
 def _pad_circular(x, pad):
-    """Circular padding as one gather: on each padded dim (and the dims between, so that
-    the indices stay adjacent), index ``(arange(size + l + r) - l) mod size``, the form of
-    nearest upsampling that the pointwise template loads with positions computed in the
-    kernel. PyTorch's decomposition copies through an empty tensor and five slice_scatters
-    per dim. Negative pads crop first, and the positive ones wrap around what is left (as
-    PyTorch does)."""
+    """Circular padding as one gather (``_wrapped_gather``): on each padded dim, index
+    ``(arange(size + l + r) - l) mod size``. PyTorch's decomposition copies through an
+    empty tensor and five slice_scatters per dim. Negative pads crop first, and the
+    positive ones wrap around what is left (as PyTorch does)."""
     n = len(pad) // 2
     sides = []
     for d in range(x.dim()):
@@ -182,38 +180,39 @@ def _pad_circular(x, pad):
         if lo < 0 or hi < 0:
             x = x.narrow(d, max(-lo, 0), x.shape[d] - max(-lo, 0) - max(-hi, 0))
         sides.append((max(lo, 0), max(hi, 0)))
-    padded = [d for d, (lo, hi) in enumerate(sides) if lo or hi]
-    if not padded:
+    return _wrapped_gather(x, [(lo, x.shape[d] + lo + hi) if lo or hi else None
+                               for d, (lo, hi) in enumerate(sides)])
+
+
+def _wrapped_gather(x, wraps):
+    """``x`` gathered at ``(arange(length) - shift) mod size`` on each dim whose entry of
+    ``wraps`` is ``(shift, length)`` (shift None: no subtraction; None: the dim as it is),
+    as one ``_unsafe_index`` from the first such dim on (indices stay adjacent): the form
+    of nearest upsampling the pointwise template loads with positions computed in the
+    kernel."""
+    wrapped = [d for d, w in enumerate(wraps) if w is not None]
+    if not wrapped:
         return x.clone()
-    indices: list[Any] = [None] * padded[0]
-    for d in range(padded[0], x.dim()):
-        lo, hi = sides[d]
-        size = x.shape[d]
-        pos = torch.arange(size + lo + hi, device=x.device)
-        if lo or hi:
-            pos = torch.remainder(pos - lo, size)
+    indices: list[Any] = [None] * wrapped[0]
+    for d in range(wrapped[0], x.dim()):
+        if wraps[d] is None:
+            pos = torch.arange(x.shape[d], device=x.device)
+        else:
+            shift, length = wraps[d]
+            pos = torch.arange(length, device=x.device)
+            pos = torch.remainder(pos if shift is None else pos - shift, x.shape[d])
         indices.append(pos.reshape([-1] + [1] * (x.dim() - 1 - d)))
     return aten._unsafe_index.Tensor(x, indices)
 
 
 def _repeat(x, repeats):
-    """``x.repeat(*repeats)`` as one gather, index ``arange(size * r) mod size`` on each
-    repeated dim (and the dims between), as circular padding: the pointwise template
-    loads it with positions computed in the kernel, where PyTorch copies the tiles into a
-    new tensor (a repeated affine parameter of an instance norm, tiled positions)."""
+    """``x.repeat(*repeats)`` as one gather (``_wrapped_gather``), index ``arange(size * r)
+    mod size`` on each repeated dim, where PyTorch copies the tiles into a new tensor (a
+    repeated affine parameter of an instance norm, tiled positions)."""
     reps = list(repeats)
     x = x.reshape([1] * (len(reps) - x.dim()) + list(x.shape))
-    tiled = [d for d, r in enumerate(reps) if r != 1]
-    if not tiled:
-        return x.clone()
-    indices: list[Any] = [None] * tiled[0]
-    for d in range(tiled[0], x.dim()):
-        size = x.shape[d]
-        pos = torch.arange(size * reps[d], device=x.device)
-        if reps[d] != 1:
-            pos = torch.remainder(pos, size)
-        indices.append(pos.reshape([-1] + [1] * (x.dim() - 1 - d)))
-    return aten._unsafe_index.Tensor(x, indices)
+    return _wrapped_gather(x, [(None, x.shape[d] * r) if r != 1 else None
+                               for d, r in enumerate(reps)])
 
 
 def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):

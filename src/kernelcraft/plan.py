@@ -511,15 +511,13 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         if name in opts.extern_ops:
             new("extern", n, reason="forced to PyTorch by the fusion options")
             continue
-        if n.target is operator.getitem and n.args[1] == 0:
-            g = group_of.get(n.args[0])
-            if g is not None and g.kind == "pool" and g.anchor is n.args[0]:
-                join(g, n)  # the values of a max pool (its indices are not used)
-                continue
         if n.target is operator.getitem:
             g = group_of.get(n.args[0])
-            if g is not None and g.kind in ("topk", "scan") and g.anchor is n.args[0]:
-                join(g, n)  # values or indices of a top-k, a cummax: computed in its kernel
+            # values or indices of a top-k or a cummax, the values of a max pool (its
+            # indices are not used): computed in the anchor's kernel
+            if g is not None and g.anchor is n.args[0] and (
+                    g.kind in ("topk", "scan") or g.kind == "pool" and n.args[1] == 0):
+                join(g, n)
                 continue
         if is_load(n):  # a load of the pointwise template
             new("pointwise", n, domain=shape_key(value.shape))

@@ -227,6 +227,64 @@ def offset_lines(target: str, prefix: str, stride_prefix: str, rank: int, ndim_n
     return lines
 
 
+def row_walk_params(IN: list[str], OUT: list[str], SC: list[str],
+                    constexprs: list[str]) -> list[str]:
+    """Kernel parameters of a template walking rows (every dim but one, decomposed at run
+    time) along one dim (the scan and top-k templates): operands, K rows, R along the dim,
+    row sizes, each tensor's row strides and stride along the dim, then ``constexprs``."""
+    params = IN + OUT + SC + ["K", "R"] + [f"size{i}" for i in range(MAX_RANK)]
+    for t in IN + OUT:
+        params += [f"{t}_st{i}" for i in range(MAX_RANK)] + [f"{t}_sr"]
+    return params + ["NDIM: tl.constexpr"] + [f"{c}: tl.constexpr" for c in constexprs]
+
+
+def row_walk_head(tensors: list[str]) -> list[str]:
+    """Kernel lines of a row walk: this program's BLOCK_K rows and each tensor's row offset
+    (``{t}_off``, a column)."""
+    body = ["    pid = tl.program_id(0).to(tl.int64)",
+            "    rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)",
+            "    rmask = rows < K"]
+    body += decompose_lines("rows", "i", "size", MAX_RANK, "NDIM", "    ")
+    for t in tensors:
+        body += offset_lines(f"{t}_off", "i", f"{t}_st", MAX_RANK, "NDIM", "rows * 0", "    ")
+        body.append(f"    {t}_off = {t}_off[:, None]")
+    return body
+
+
+def row_walk_launch(kname: str, wname: str, SC: list[str], config: str, dev: str,
+                    ref: str, constexprs: str = "") -> list[str]:
+    """Wrapper lines of a row walk over ``views`` along dim ``d`` of ``dom``: rows coalesced,
+    ``bk, br, warps`` from ``config`` (an expression of ``nrows``, ``rsz`` and ``inner``,
+    whether ``ref`` is contiguous along the dim) unless the tuned table has the sizes, then
+    the launch."""
+    return ["    rsz = dom[d]",
+            "    rows = [s for i, s in enumerate(dom) if i != d]",
+            "    sizes, strides, ndim = _kc_coalesce(rows, "
+            "[[s for i, s in enumerate(v.stride()) if i != d] for v in views])",
+            "    nrows = _kc_prod(rows)",
+            f"    inner = {ref}.stride(d) == 1 or rsz == 1",
+            f"    bk, br, warps = {config}",
+            f"    t = _kc_tuned('{wname}', {dev}, (nrows, rsz))",
+            "    if t is not None:",
+            "        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']",
+            "    grid = (triton.cdiv(nrows, bk),)",
+            f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}nrows, rsz, *sizes,",
+            "        *[s for st, v in zip(strides, views) for s in (*st, v.stride(d))],",
+            f"        NDIM=ndim, {constexprs}BLOCK_K=bk, BLOCK_R=br, num_warps=warps)"]
+
+
+def launch_signature(params: list[str], pointers: dict[str, fx.Node],
+                     scalars: dict[str, fx.Node]) -> dict[str, str]:
+    """Triton signature of a kernel's non-constexpr parameters: pointers and scalar operands
+    by their nodes' types, every other runtime parameter (sizes, strides) i64."""
+    sig = {t: ptr_type(a) for t, a in pointers.items()}
+    sig.update({t: scalar_type(a) for t, a in scalars.items()})
+    for p in params:
+        if ":" not in p and p not in sig:
+            sig[p] = "i64"
+    return sig
+
+
 def signature(names: list[str]) -> str:
     return ", ".join(names)
 

@@ -25,15 +25,14 @@ import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.common import (
-    MAX_RANK,
     KernelSource,
     compute_dtype,
-    decompose_lines,
+    launch_signature,
     lower_pointwise,
-    offset_lines,
     opmath,
-    ptr_type,
-    scalar_type,
+    row_walk_head,
+    row_walk_launch,
+    row_walk_params,
     tl_dtype,
     var,
 )
@@ -152,21 +151,11 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
             raise NotImplementedError(f"operand {a.name} has a higher rank")
     outs = list(g.outputs)
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
-    R = MAX_RANK
     IN = [f"in{i}" for i in range(len(loads))]
     OUT = [f"out{i}" for i in range(len(outs))]
     SC = [f"sc{i}" for i in range(len(scalars))]
-    params = IN + OUT + SC + ["K", "R"] + [f"size{i}" for i in range(R)]
-    for t in IN + OUT:
-        params += [f"{t}_st{i}" for i in range(R)] + [f"{t}_sr"]
-    params += ["NDIM: tl.constexpr", "BLOCK_K: tl.constexpr", "BLOCK_R: tl.constexpr"]
-    body = ["    pid = tl.program_id(0).to(tl.int64)",
-            "    rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)",
-            "    rmask = rows < K"]
-    body += decompose_lines("rows", "i", "size", R, "NDIM", "    ")
-    for t in IN + OUT:
-        body += offset_lines(f"{t}_off", "i", f"{t}_st", R, "NDIM", "rows * 0", "    ")
-        body.append(f"    {t}_off = {t}_off[:, None]")
+    params = row_walk_params(IN, OUT, SC, ["BLOCK_K", "BLOCK_R"])
+    body = row_walk_head(IN + OUT)
     integer = val(x).dtype in _INTS
     acc = "tl.int64" if integer else "tl.float32"
     ident = ("0" if kind == "sum" else "1") if integer else (
@@ -262,28 +251,13 @@ def emit_scan(g: Group, target: Any = None) -> KernelSource:
     for i, o in enumerate(outs):
         w.append(f"    {OUT[i]} = torch.empty_like(ref, dtype={val(o).dtype})")
     w += [f"    if ref.numel() == 0:\n        return ({', '.join(OUT)},)",
-          f"    views = [{', '.join([f'{t}.expand(dom)' for t in IN] + OUT)}]",
-          "    rsz = dom[d]",
-          "    rows = [s for i, s in enumerate(dom) if i != d]",
-          "    sizes, strides, ndim = _kc_coalesce(rows, "
-          "[[s for i, s in enumerate(v.stride()) if i != d] for v in views])",
-          "    nrows = _kc_prod(rows)",
-          "    inner = ref.stride(d) == 1 or rsz == 1",
-          "    bk, br, warps = _kc_scan_config(nrows, rsz, inner, ref.device.type == 'cpu')",
-          f"    t = _kc_tuned('{wname}', ref.device, (nrows, rsz))",
-          "    if t is not None:",
-          "        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']",
-          "    grid = (triton.cdiv(nrows, bk),)",
-          f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}nrows, rsz, *sizes,",
-          "        *[s for st, v in zip(strides, views) for s in (*st, v.stride(d))],",
-          "        NDIM=ndim, BLOCK_K=bk, BLOCK_R=br, num_warps=warps)",
-          f"    return ({', '.join(OUT)},)"]
-    sig = {t: ptr_type(a) for t, a in zip(IN, loads, strict=True)}
-    sig.update({t: ptr_type(o) for t, o in zip(OUT, outs, strict=True)})
-    sig.update({t: scalar_type(a) for t, a in zip(SC, scalars, strict=True)})
-    for p in params:
-        if ":" not in p and p not in sig:
-            sig[p] = "i64"
+          f"    views = [{', '.join([f'{t}.expand(dom)' for t in IN] + OUT)}]"]
+    w += row_walk_launch(kname, wname, SC,
+                         "_kc_scan_config(nrows, rsz, inner, ref.device.type == 'cpu')",
+                         "ref.device", "ref")
+    w.append(f"    return ({', '.join(OUT)},)")
+    sig = launch_signature(params, dict(zip(IN + OUT, loads + outs, strict=True)),
+                           dict(zip(SC, scalars, strict=True)))
     nrows = math.prod(hint(s) for i, s in enumerate(dom) if i != d)
     rsz = hint(dom[d])
     inner = len(dom) - 1 == d  # as captured: contiguous

@@ -20,6 +20,7 @@ Knobs, chosen by the wrapper from the layout or tuned: BLOCK_K, BLOCK_R, num_war
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -27,14 +28,13 @@ import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.common import (
-    MAX_RANK,
     KernelSource,
     compute_dtype,
-    decompose_lines,
+    launch_signature,
     lower_pointwise,
-    offset_lines,
-    ptr_type,
-    scalar_type,
+    row_walk_head,
+    row_walk_launch,
+    row_walk_params,
     tl_dtype,
     var,
 )
@@ -189,22 +189,11 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
             elif a not in scalars:
                 scalars.append(a)
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
-    R = MAX_RANK
     IN = [f"in{i}" for i in range(len(loads))]
     OUT = [f"out{i}" for i in range(len(outs))]
     SC = [f"sc{i}" for i in range(len(scalars))]
-    params = IN + OUT + SC + ["K", "R"] + [f"size{i}" for i in range(R)]
-    for t in IN + OUT:
-        params += [f"{t}_st{i}" for i in range(R)] + [f"{t}_sr"]
-    params += ["NDIM: tl.constexpr", "KTOP: tl.constexpr", "KP: tl.constexpr",
-               "BLOCK_K: tl.constexpr", "BLOCK_R: tl.constexpr"]
-    body = ["    pid = tl.program_id(0).to(tl.int64)",
-            "    rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)",
-            "    rmask = rows < K"]
-    body += decompose_lines("rows", "i", "size", R, "NDIM", "    ")
-    for t in IN + OUT:
-        body += offset_lines(f"{t}_off", "i", f"{t}_st", R, "NDIM", "rows * 0", "    ")
-        body.append(f"    {t}_off = {t}_off[:, None]")
+    params = row_walk_params(IN, OUT, SC, ["KTOP", "KP", "BLOCK_K", "BLOCK_R"])
+    body = row_walk_head(IN + OUT)
     body += [
         "    kk = tl.arange(0, KP)",
         "    slot = (kk < KTOP)[None, :]",
@@ -296,32 +285,14 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
                         for o in OUT) + ")"
     w += [f"    if _kc_prod(oshape) == 0:\n        return {ret}",
           f"    views = [{', '.join([f'{t}.expand(dom)' for t in IN] + OUT)}]",
-          "    rsz = dom[d]",
-          "    rows = [s for i, s in enumerate(dom) if i != d]",
-          "    sizes, strides, ndim = _kc_coalesce(rows, "
-          "[[s for i, s in enumerate(v.stride()) if i != d] for v in views])",
-          "    nrows = _kc_prod(rows)",
-          "    inner = views[0].stride(d) == 1 or rsz == 1",
-          "    kp = _kc_next_pow2(k)",
-          "    bk, br, warps = _kc_topk_config(nrows, rsz, kp, inner, dev.type == 'cpu')",
-          f"    t = _kc_tuned('{wname}', dev, (nrows, rsz))",
-          "    if t is not None:",
-          "        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']",
-          "    grid = (triton.cdiv(nrows, bk),)",
-          f"    {kname}[grid](*views, {''.join(s + ', ' for s in SC)}nrows, rsz, *sizes,",
-          "        *[s for st, v in zip(strides, views) for s in (*st, v.stride(d))],",
-          "        NDIM=ndim, KTOP=k, KP=kp, BLOCK_K=bk, BLOCK_R=br, num_warps=warps)",
-          f"    return {ret}"]
-    sig = {t: ptr_type(a) for t, a in zip(IN, loads, strict=True)}
-    sig.update({t: ptr_type(o) for t, o in zip(OUT, outs, strict=True)})
-    sig.update({t: scalar_type(a) for t, a in zip(SC, scalars, strict=True)})
-    for p in params:
-        if ":" not in p and p not in sig:
-            sig[p] = "i64"
-    nrows = 1
-    for i, s in enumerate(dom):
-        if i != d:
-            nrows *= hint(s)
+          "    kp = _kc_next_pow2(k)"]
+    w += row_walk_launch(kname, wname, SC,
+                         "_kc_topk_config(nrows, rsz, kp, inner, dev.type == 'cpu')", "dev",
+                         "views[0]", "KTOP=k, KP=kp, ")
+    w.append(f"    return {ret}")
+    sig = launch_signature(params, dict(zip(IN + OUT, loads + outs, strict=True)),
+                           dict(zip(SC, scalars, strict=True)))
+    nrows = math.prod(hint(s) for i, s in enumerate(dom) if i != d)
     kp = _kc_next_pow2(hint(k))
     inner = d == len(dom) - 1  # as captured: contiguous
     bk, br, warps = _kc_topk_config(nrows, hint(dom[d]), kp, inner, False)
