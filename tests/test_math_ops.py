@@ -51,3 +51,35 @@ def test_math_chain_is_one_correct_kernel_for_both_vendors(write, tmp_path):
     assert {b["target"] for b in gen.builds} == {"sm_90", "gfx942"}
     # (libdevice tan keeps its argument reduction in a local array: declared, not spilled)
     assert all(b["ok"] and b["spills"] == 0 for b in gen.builds), gen.builds
+
+
+SHIFTS = (
+    HEADER
+    + """
+class Model(nn.Module):
+    def forward(self, a, b):
+        s = (a >> b) ^ (a << b) ^ (a >> 3) ^ torch.bitwise_left_shift(a, 5)
+        u = a.to(torch.uint8)
+        v = (u >> (b & 15).to(torch.uint8)) + (u << 2)
+        w = a.long() << (b % 70)
+        return s, v, (w >> 9).float() * 0.5
+
+rows, cols = 40, 72
+def get_inputs():
+    g = torch.Generator().manual_seed(3)
+    a = torch.randint(-2**31, 2**31 - 1, (rows, cols), generator=g, dtype=torch.int32)
+    return [a, torch.randint(-4, 40, (rows, cols), generator=g, dtype=torch.int32)]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_integer_shifts_follow_torch_outside_the_width(write, tmp_path):
+    """Counts below 0 or at least the width (of the promoted type: int32, uint8, int64) give
+    0, or the sign for a signed right shift, as torch; one kernel."""
+    gen = generate(write("shifts.py", SHIFTS),
+                   GenerateOptions(targets="sm_90,gfx942", out_dir=tmp_path / "o",
+                                   device="cpu"))
+    assert gen.judge.correct, gen.judge.detail
+    assert not gen.extern_reasons
+    assert all(b["ok"] for b in gen.builds), gen.builds

@@ -984,7 +984,7 @@ def _simple_pointwise(n: fx.Node) -> bool:
     """Pointwise nodes the templates lower: tensor operands, supported dtypes and kwargs."""
     value = val(n)
     if value.dtype not in (torch.float32, torch.float16, torch.bfloat16, torch.bool,
-                           torch.int64, torch.int32):
+                           torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
         return False
     name = op_name(n.target)
     if name == "_to_copy":  # a cast (``.float()``, ``.to(x.device, torch.float32)``)

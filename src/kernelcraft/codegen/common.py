@@ -146,6 +146,9 @@ def operand_expr(a: Any, env: dict[fx.Node, str]) -> str:
     return literal(a)
 
 
+SHIFTS = ("bitwise_left_shift", "__lshift__", "bitwise_right_shift", "__rshift__")
+
+
 def lower_pointwise(n: fx.Node, env: dict[fx.Node, str]) -> str:
     """One pointwise node as ``v = expr`` with its result cast to the node's dtype."""
     name = op_name(n.target)
@@ -166,6 +169,11 @@ def lower_pointwise(n: fx.Node, env: dict[fx.Node, str]) -> str:
                 isinstance(n.args[1], fx.Node) or n.args[1] not in (1, 2, 3)):
             raise NotImplementedError(f"pow in {tl_dtype(n)}")  # exact integer powers
         expr = fn(args[0], args[1] if isinstance(n.args[1], fx.Node) else n.args[1])
+    elif name in SHIFTS:  # both operands in the promoted type, which sets the width
+        dt = compute_dtype(n)
+        a, b = (f"({x}).to({dt})" if isinstance(v, fx.Node) else f"tl.full([], {x}, {dt})"
+                for x, v in zip(args[:2], n.args[:2], strict=True))
+        expr = fn(a, b)
     elif name in ("add", "sub", "rsub") and len(n.args) > 2:
         expr = fn(args[0], args[1], alpha=n.args[2])
     else:

@@ -251,6 +251,11 @@ POINTWISE: dict[str, Callable[..., str]] = {
     "bitwise_and": _bin("&"),  # integer and boolean operands (a floating one fails capture)
     "bitwise_or": _bin("|"),
     "bitwise_xor": _bin("^"),
+    # integer shifts with torch's rule for counts outside [0, width): see _kc_shift
+    "bitwise_left_shift": lambda a, b, **_: f"_kc_shift({a}, {b}, 0)",
+    "__lshift__": lambda a, b, **_: f"_kc_shift({a}, {b}, 0)",
+    "bitwise_right_shift": lambda a, b, **_: f"_kc_shift({a}, {b}, 1)",
+    "__rshift__": lambda a, b, **_: f"_kc_shift({a}, {b}, 1)",
     "isnan": lambda a, **_: f"({a} != {a})",
     "isinf": lambda a, **_: f"(tl.abs({a}) == float('inf'))",
     # a constant shaped like its operand (the caller casts it to the node's dtype); only
@@ -372,6 +377,23 @@ def _kc_fmod(a, b):
     # torch.fmod: the sign of the dividend (C's fmod)
     r = a % b
     return tl.where((r != 0) & ((r < 0) != (a < 0)), r - b, r)
+
+
+@triton.jit
+def _kc_shift(a, b, right: tl.constexpr):
+    # torch's integer shifts: a count below 0 or at least the width gives 0, or for a
+    # right shift of a signed type the sign (a >> width - 1); the count is clamped first,
+    # since such a shift is undefined in the compiler
+    W: tl.constexpr = a.dtype.primitive_bitwidth
+    out = (b < 0) | (b >= W)
+    s = tl.where(out, W - 1, b).to(a.dtype)
+    if right:
+        r = a >> s
+        if a.dtype.is_int_unsigned():
+            r = tl.where(out, 0, r)
+    else:
+        r = tl.where(out, 0, a << s)
+    return r
 
 
 @triton.jit
