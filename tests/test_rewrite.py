@@ -396,3 +396,40 @@ def test_views_to_the_same_sizes_are_dropped() -> None:
     torch.testing.assert_close(_run(cap, model, [x, w, b]), before, rtol=0, atol=0)
     plan = build_plan(capture(model, [x, w, b]).gm)
     assert [(g.kind, g.describe()) for g in plan.kernels] == [("matmul", "bmm, add")]
+
+
+class _GroupNormSiLU(nn.Module):
+    """GroupNorm (computed on [N, G, C/G, H*W], viewed back), then SiLU and a scale; the
+    residual is not a reshape: the add stays where it is."""
+
+    def __init__(self, c: int):
+        super().__init__()
+        self.norm = nn.GroupNorm(4, c)
+
+    def forward(self, x, r):
+        y = F.silu(self.norm(x)) * x.mean()
+        return y.reshape(x.shape[0], -1) + r, y
+
+
+def test_ops_on_reshapes_of_one_shape_follow_the_reshape() -> None:
+    from kernelcraft.rewrite import follow_views
+
+    x, r = torch.randn(2, 16, 3, 5), torch.randn(2, 240)
+    model = _GroupNormSiLU(16)
+    c = capture(model, [x, r])
+    assert follow_views(c.gm) == 3  # sigmoid, mul, mul by the 0-d mean
+    norm_shape = next(n for n in c.gm.graph.nodes if n.op == "call_function"
+                      and op_name(n.target) == "rsqrt").meta["val"].shape
+    sig = next(n for n in c.gm.graph.nodes if n.op == "call_function"
+               and op_name(n.target) == "sigmoid")
+    assert sig.meta["val"].dim() == len(norm_shape) == 4 and sig.meta["val"].shape[1] == 4
+    add = next(n for n in c.gm.graph.nodes if n.op == "call_function"
+               and op_name(n.target) == "add" and n.meta["val"].dim() == 2)
+    assert add.meta["val"].shape == r.shape
+    params = [p.detach() for p in model.parameters()]
+    for got, want in zip(c.gm(*params, x, r), model(x, r), strict=True):
+        torch.testing.assert_close(got, want)
+    plan = build_plan(c.gm)
+    kinds = [g.kind for g in plan.groups if g.kind not in ("glue", "merged")]
+    assert kinds.count("pointwise") == 1  # the norm with SiLU and the scale; the residual add
+    assert kinds.count("reduction") == 2  # (and the mean)

@@ -89,6 +89,10 @@ class FusionOptions:
     #: pointwise ops after a view merging the dims of a clone (``x.permute(..).contiguous()
     #: .view(..)``) compute on the clone's shape (``rewrite.unmerge_views``): one kernel
     unmerge_views: bool = True
+    #: pointwise ops whose operands are all reshapes of values of one shape (or single
+    #: elements) compute on that shape (``rewrite.follow_views``): GroupNorm's activation
+    #: joins the norm's kernel
+    follow_views: bool = True
     #: ``flip`` as a gather with computed reversed indices (``rewrite.flip_gathers``): it
     #: joins the kernel that reads it instead of running as a copy in PyTorch
     flip_gathers: bool = True
@@ -436,7 +440,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import fold_unit_layouts
 
         fold_unit_layouts(gm)
-    if opts.sink_views or opts.drop_expands or opts.unmerge_views:
+    if opts.sink_views or opts.drop_expands or opts.unmerge_views or opts.follow_views:
         keep: set[fx.Node] = set()  # what the attention template will claim stays as it is
         if opts.attention_template:
             from kernelcraft.attention_pattern import find_attention
@@ -450,6 +454,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             from kernelcraft.rewrite import unmerge_views
 
             unmerge_views(gm, keep)
+        if opts.follow_views:
+            from kernelcraft.rewrite import follow_views
+
+            follow_views(gm, keep)
         if opts.drop_expands:
             from kernelcraft.rewrite import drop_expands
 

@@ -26,6 +26,13 @@ static (viewed split alike): channel shuffle's ``view(n, g, c/g, h, w).transpose
 unmerged shape, so the copy and the ops after it are one kernel, not a copy written and
 read back.
 
+``follow_views``: ``f(view(a), view(b), c)`` with ``f`` pointwise becomes
+``view(f(a, b, c))`` when every tensor operand is a reshape of a value of one shape (looked
+through chains of reshapes) or a single element: a reshape keeps the row-major order of
+the elements, so an elementwise op commutes with it. GroupNorm computes on ``[N, G, C/G,
+H*W]`` and views the result back to ``[N, C, H, W]``: the activation after it then joins
+the norm's kernel instead of reading and writing the whole tensor again.
+
 ``complex_products``: ``view_as_real(view_as_complex(a) * z)`` (rotary embeddings as Meta's
 Llama code writes them: query pairs times a complex ``freqs_cis`` buffer) becomes the real
 arithmetic on the pairs, ``(ar*zr - ai*zi, ar*zi + ai*zr)`` stacked on the last dim, which
@@ -382,6 +389,55 @@ def unmerge_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> 
             back = insert(torch.ops.aten.view.default, (f, v.args[1]))
         _replace_moved(n, back, [a for a in n.args if isinstance(a, fx.Node)])
         moved.add(f)
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
+def _reshape_base(a: Any) -> fx.Node | None:
+    """The value a chain of reshapes starts from, for a reshape; else None."""
+    if not (isinstance(a, fx.Node) and a.op == "call_function" and is_view(a.target)
+            and op_name(a.target) in _RESHAPES and is_tensor_node(a.args[0])):
+        return None
+    while (a.op == "call_function" and is_view(a.target) and op_name(a.target) in _RESHAPES
+           and isinstance(a.args[0], fx.Node) and is_tensor_node(a.args[0])):
+        a = a.args[0]
+    return a
+
+
+def follow_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int:
+    """``f(view(a), view(b), c)`` -> ``view(f(a, b, c))`` (see the module docstring) for
+    ``f`` not in ``protected``; returns the number of pointwise ops moved. Only where a
+    reshaped operand is computed (a kernel's output the op can join), not an input."""
+    from torch._guards import detect_fake_mode
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if not _movable(n, protected) or piecewise_load(n):
+            continue
+        out = shape_key(val(n).shape)
+        bases: dict[fx.Node, fx.Node] = {}
+        ok = True
+        for a in n.args:
+            if not is_tensor_node(a):
+                continue
+            b = _reshape_base(a)
+            if b is not None and shape_key(val(a).shape) == out:
+                bases[a] = b
+            elif val(a).numel() != 1 or val(a).dim() > 0:
+                ok = False  # (a one-element operand of any rank would change the result's)
+        src = {shape_key(val(b).shape) for b in bases.values()}
+        if (not ok or len(src) != 1 or src == {out}
+                or not any(b.op == "call_function" for b in bases.values())):
+            continue
+        v = next(iter(bases))  # its sizes give the shape back
+        insert = _inserter(graph, detect_fake_mode([val(v)]))
+        with graph.inserting_before(n):
+            f = insert(n.target, tuple(bases.get(a, a) for a in n.args), dict(n.kwargs))
+            back = insert(torch.ops.aten.view.default, (f, v.args[1]))
+        _replace_moved(n, back, list(bases))
         count += 1
     if count:
         gm.recompile()
