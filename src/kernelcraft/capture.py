@@ -399,7 +399,8 @@ def export_program(model: nn.Module, inputs: Sequence[Any]) -> Any:
         {i: Dim.AUTO for i in range(x.dim())} if isinstance(x, torch.Tensor) else None
         for x in inputs
     )
-    with _quiet_torch(), _symbolic_math(), _size_free_einsum(), _positional_std_mean():
+    with (_quiet_torch(), _symbolic_math(), _symbolic_linspace(), _size_free_einsum(),
+          _positional_std_mean()):
         return export(model, tuple(inputs), dynamic_shapes=dyn)
 
 
@@ -504,6 +505,35 @@ def _symbolic_math():
         yield
     finally:
         math.sqrt = plain
+
+
+@contextlib.contextmanager
+def _symbolic_linspace():
+    """``torch.linspace(a, b, n)`` with a symbolic ``n`` stays symbolic while exporting.
+
+    ``linspace`` takes its step count as a plain int, so export bakes
+    ``torch.linspace(-1, 1, x.shape[-1])`` (a coordinate grid) and the size with it: the
+    module then runs kernels at that size only. ``arange`` takes a symbolic size; the values
+    are torch's (the step in the output's precision, the upper half counted back from
+    ``b``), which the pointwise template computes from the element's position. Other
+    calls (tensor end points, integer dtypes, ``out=``) go to torch as they are."""
+    plain = torch.linspace
+
+    def linspace(start: Any, end: Any, steps: Any, *args: Any, **kwargs: Any) -> Any:
+        dtype = kwargs.get("dtype") or torch.get_default_dtype()
+        if (args or not isinstance(steps, torch.SymInt) or not dtype.is_floating_point
+                or set(kwargs) - {"dtype", "device", "layout", "requires_grad"}
+                or not all(isinstance(v, (int, float)) for v in (start, end))):
+            return plain(start, end, steps, *args, **kwargs)
+        i = torch.arange(steps, dtype=dtype, device=kwargs.get("device"))
+        step = torch.full((), (end - start), dtype=dtype, device=i.device) / (steps - 1)
+        return torch.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
+
+    torch.linspace = linspace
+    try:
+        yield
+    finally:
+        torch.linspace = plain
 
 
 @contextlib.contextmanager
