@@ -391,3 +391,39 @@ def test_linspace_of_a_size_stays_symbolic(write, tmp_path):
     gen = _generate(write, tmp_path, "grid.py", GRID)
     assert gen.judge.correct, gen.judge.detail  # (kernels launched at the judge's sizes)
     assert not any(v.guard for v in gen.variants), [v.guard for v in gen.variants]
+
+
+CHECKED = (
+    HEADER
+    + """
+import torch.nn.functional as F
+from torch.distributions import Normal
+
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.nll = nn.GaussianNLLLoss(full=True)
+        # a constant computed with .item() in the constructor (no value on the meta device)
+        self.scale = float(torch.tensor(n).float().sqrt().item())
+
+    def forward(self, mu, x, var, row_var):
+        a = self.nll(mu, x, var) + F.gaussian_nll_loss(mu, x, row_var, reduction="sum")
+        d = Normal(mu, var.sqrt())
+        return a * self.scale, d.log_prob(x).sum(-1), d.entropy().mean()
+
+rows, n = 48, 64
+def get_inputs():
+    return [torch.randn(rows, n), torch.randn(rows, n), torch.rand(rows, n) + 0.1,
+            torch.rand(rows) + 0.1]
+def get_init_inputs(): return [n]
+"""
+)
+
+
+def test_value_checks_and_host_constants_capture(write, tmp_path):
+    # gaussian_nll_loss and torch.distributions check input values (a branch on data export
+    # cannot trace), and a constructor calling .item() cannot run on the meta device: all
+    # three failed to capture
+    gen = _generate(write, tmp_path, "checked.py", CHECKED)
+    assert gen.judge.correct, gen.judge.detail
+    assert not any(g.kind == "extern" for g in gen.plan.groups)

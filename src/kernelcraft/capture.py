@@ -400,7 +400,7 @@ def export_program(model: nn.Module, inputs: Sequence[Any]) -> Any:
         for x in inputs
     )
     with (_quiet_torch(), _symbolic_math(), _symbolic_linspace(), _size_free_einsum(),
-          _positional_std_mean()):
+          _positional_std_mean(), _no_value_checks()):
         return export(model, tuple(inputs), dynamic_shapes=dyn)
 
 
@@ -534,6 +534,44 @@ def _symbolic_linspace():
         yield
     finally:
         torch.linspace = plain
+
+
+@contextlib.contextmanager
+def _no_value_checks():
+    """Checks of input values that raise in eager PyTorch are left out while exporting.
+
+    ``if torch.any(var < 0): raise`` (``F.gaussian_nll_loss``) and the argument validation
+    of ``torch.distributions`` branch on tensor values, which export cannot trace: such
+    programs failed to capture. Valid inputs compute the same values without the check;
+    invalid ones raise in eager PyTorch, and the generated module computes on them."""
+    import torch.nn.functional as F
+    from torch.distributions import Distribution
+
+    plain_nll, validate = F.gaussian_nll_loss, Distribution._validate_args
+
+    def gaussian_nll_loss(input: Any, target: Any, var: Any, full: bool = False,
+                          eps: float = 1e-6, reduction: str = "mean") -> Any:
+        if isinstance(var, float) or reduction not in ("none", "mean", "sum"):
+            return plain_nll(input, target, var, full, eps, reduction)
+        if var.shape != input.shape and var.shape == input.shape[:-1]:
+            var = var.unsqueeze(-1)  # one variance per row of the input's last dim
+        elif var.shape != input.shape and not (input.dim() == var.dim() and sum(
+                v for i, v in zip(input.shape, var.shape, strict=True) if i != v) == 1):
+            return plain_nll(input, target, var, full, eps, reduction)  # (its size error)
+        v = var.clamp(min=eps)  # torch clamps a copy without autograd: the same values
+        loss = 0.5 * (torch.log(v) + (input - target) ** 2 / v)
+        if full:
+            loss = loss + 0.5 * math.log(2 * math.pi)
+        return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" \
+            else loss
+
+    F.gaussian_nll_loss = gaussian_nll_loss
+    Distribution.set_default_validate_args(False)
+    try:
+        yield
+    finally:
+        F.gaussian_nll_loss = plain_nll
+        Distribution.set_default_validate_args(validate)
 
 
 @contextlib.contextmanager

@@ -29,8 +29,16 @@ Guard = tuple[tuple[int, int, int], ...]
 def capture_at(problem: Problem) -> Captured:
     """The problem's program captured at its sizes, on the meta device."""
     init = problem.init_inputs(0)
-    with torch.device("meta"):
-        model = problem.make_model(init, 0)
+    try:
+        with torch.device("meta"):
+            model = problem.make_model(init, 0)
+    except Exception:  # noqa: BLE001 - any constructor that needs real values
+        # (``.item()`` of a constant it computes, numpy): built on the host, then moved
+        model = problem.make_model(init, 0).to("meta")
+    try:
+        with torch.device("meta"):
+            inputs = problem.template_inputs(0)
+    except Exception:  # noqa: BLE001
         inputs = problem.template_inputs(0)
     inputs = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in inputs]
     cap = capture(model, inputs, problem.name)
