@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from kernelcraft.capture import _vector_norm
+from kernelcraft.codegen.ops import op_name
 from kernelcraft.codegen.runtime import _kc_dot_precision
 from kernelcraft.export import tensor_literal
 from kernelcraft.generate import GenerateOptions, generate
@@ -427,3 +428,34 @@ def test_value_checks_and_host_constants_capture(write, tmp_path):
     gen = _generate(write, tmp_path, "checked.py", CHECKED)
     assert gen.judge.correct, gen.judge.detail
     assert not any(g.kind == "extern" for g in gen.plan.groups)
+
+
+CONSTANTS = (
+    HEADER
+    + """
+import torch.nn.functional as F
+
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.dec = nn.Linear(n, n)
+
+    def forward(self, z, target, x):
+        # binary_cross_entropy clamps its logs at a 0-d -100 (a full) after the matmul; the
+        # quantile's position is a 0-d tensor of a symbolic number (the row length - 1)
+        bce = F.binary_cross_entropy(torch.sigmoid(self.dec(z)), target, reduction="none")
+        return bce.sum(1), torch.quantile(x, torch.tensor([0.25, 0.5], device=x.device), dim=1)
+
+rows, n = 32, 48
+def get_inputs(): return [torch.randn(rows, n), torch.rand(rows, n), torch.randn(rows, n)]
+def get_init_inputs(): return [n]
+"""
+)
+
+
+def test_constants_in_epilogues_and_symbolic_constants_are_computed_in_place(write, tmp_path):
+    gen = _generate(write, tmp_path, "constants.py", CONSTANTS)
+    assert gen.judge.correct, gen.judge.detail
+    assert not gen.extern_reasons, gen.extern_reasons
+    mm = next(g for g in gen.plan.groups if g.kind == "matmul")
+    assert sum(op_name(m.target) == "full" for m in mm.nodes) == 2  # both logs' clamps

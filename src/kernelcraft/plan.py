@@ -772,6 +772,11 @@ def inline_constant(n: Any) -> bool:
     if set(n.kwargs) - {"dtype", "layout", "device", "pin_memory"} or n.kwargs.get(
             "layout") not in (None, torch.strided):
         return False
+    if isinstance(value, fx.Node):  # a symbolic number (``float(n - 1)``): a kernel argument
+        value = val(value)
+        if not isinstance(value, (torch.SymInt, torch.SymFloat, int, float)):
+            return False
+        value = 0
     return (isinstance(value, (int, float, bool)) and val(n).dtype in (
                 torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32,
                 torch.bool))
@@ -781,7 +786,7 @@ def _absorb_constants(n: fx.Node, g: Group, groups: list[Group],
                       group_of: dict[fx.Node, Group]) -> None:
     """n's literal 0-d inputs that only n reads move from their own (extern) group into n's
     group, where the template lowers them to literals."""
-    if g.kind not in ("pointwise", "reduction"):
+    if g.kind not in ("pointwise", "reduction", "matmul", "conv"):
         return
     for a in n.all_input_nodes:
         h = group_of.get(a)

@@ -153,7 +153,7 @@ def lower_pointwise(n: fx.Node, env: dict[fx.Node, str]) -> str:
     """One pointwise node as ``v = expr`` with its result cast to the node's dtype."""
     name = op_name(n.target)
     if name in ("scalar_tensor", "full"):  # a literal the plan put here (inline_constant)
-        return f"{var(n)} = tl.full([], {literal(n.args[-1])}, {compute_dtype(n)})"
+        return f"{var(n)} = tl.full([], {operand_expr(n.args[-1], env)}, {compute_dtype(n)})"
     fn = POINTWISE[name]
     args = [operand_expr(a, env) for a in n.args]
     kwargs = {k: (operand_expr(v, env) if isinstance(v, fx.Node) else v)

@@ -34,7 +34,7 @@ from kernelcraft.codegen.common import (
     var,
 )
 from kernelcraft.codegen.ops import TL_DTYPE, is_pointwise
-from kernelcraft.plan import Group, hint, is_tensor_node, shape_key, val
+from kernelcraft.plan import Group, hint, inline_constant, is_tensor_node, shape_key, val
 
 _PREFIX = "_kc_conv_"
 _FLOATS = ("torch.float32", "torch.float16", "torch.bfloat16")
@@ -162,6 +162,8 @@ def conv_supported(n: fx.Node) -> str | None:
 
 
 def _check_epilogue(n: fx.Node, shape: tuple[Any, ...]) -> None:
+    if inline_constant(n):  # a literal the epilogue computes in place (any shape)
+        return
     if n.op != "call_function" or not is_pointwise(n.target):
         raise NotImplementedError(f"epilogue node {n.name} is not a pointwise op")
     v = val(n)

@@ -37,7 +37,7 @@ from kernelcraft.codegen.common import (
 )
 from kernelcraft.codegen.ops import TL_DTYPE, is_pointwise, op_name
 from kernelcraft.codegen.runtime import _KC_IEEE_INTENSITY
-from kernelcraft.plan import Group, hint, is_tensor_node, shape_key, val
+from kernelcraft.plan import Group, hint, inline_constant, is_tensor_node, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -103,6 +103,8 @@ def _heuristic_source(name: str) -> str:
 
 
 def _check_epilogue(n: fx.Node, shape: tuple[Any, ...]) -> None:
+    if inline_constant(n):  # a literal the epilogue computes in place (any shape)
+        return
     if n.op != "call_function" or not is_pointwise(n.target):
         raise NotImplementedError(f"epilogue node {n.name} is not a pointwise op")
     v = val(n)
