@@ -399,7 +399,7 @@ def export_program(model: nn.Module, inputs: Sequence[Any]) -> Any:
         {i: Dim.AUTO for i in range(x.dim())} if isinstance(x, torch.Tensor) else None
         for x in inputs
     )
-    with (_quiet_torch(), _symbolic_math(), _symbolic_linspace(), _size_free_einsum(),
+    with (_quiet_torch(), _symbolic_math(), _symbolic_sizes(), _size_free_einsum(),
           _positional_std_mean(), _no_value_checks()):
         return export(model, tuple(inputs), dynamic_shapes=dyn)
 
@@ -508,16 +508,20 @@ def _symbolic_math():
 
 
 @contextlib.contextmanager
-def _symbolic_linspace():
-    """``torch.linspace(a, b, n)`` with a symbolic ``n`` stays symbolic while exporting.
+def _symbolic_sizes():
+    """``torch.linspace(a, b, n)`` and ``F.one_hot(t, n)`` with a symbolic ``n`` stay
+    symbolic while exporting.
 
-    ``linspace`` takes its step count as a plain int, so export bakes
-    ``torch.linspace(-1, 1, x.shape[-1])`` (a coordinate grid) and the size with it: the
-    module then runs kernels at that size only. ``arange`` takes a symbolic size; the values
-    are torch's (the step in the output's precision, the upper half counted back from
-    ``b``), which the pointwise template computes from the element's position. Other
-    calls (tensor end points, integer dtypes, ``out=``) go to torch as they are."""
-    plain = torch.linspace
+    Both take ``n`` as a plain int, so export bakes ``torch.linspace(-1, 1, x.shape[-1])``
+    (a coordinate grid) or ``F.one_hot(t, logits.shape[-1])`` and the size with it: the
+    module then runs kernels at that size only. ``arange`` takes a symbolic size: the
+    one-hot is ``t[..., None] == arange(n)``, as torch decomposes it, and the linspace has
+    torch's values (the step in the output's precision, the upper half counted back from
+    ``b``), which the kernels compute from the element's position. Other calls (tensor end
+    points, integer dtypes, ``out=``) go to torch as they are."""
+    import torch.nn.functional as F
+
+    plain, plain_one_hot = torch.linspace, F.one_hot
 
     def linspace(start: Any, end: Any, steps: Any, *args: Any, **kwargs: Any) -> Any:
         dtype = kwargs.get("dtype") or torch.get_default_dtype()
@@ -529,11 +533,17 @@ def _symbolic_linspace():
         step = torch.full((), (end - start), dtype=dtype, device=i.device) / (steps - 1)
         return torch.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
 
-    torch.linspace = linspace
+    def one_hot(tensor: Any, num_classes: Any = -1) -> Any:
+        if not isinstance(num_classes, torch.SymInt) or tensor.dtype != torch.int64:
+            return plain_one_hot(tensor, num_classes)
+        classes = torch.arange(num_classes, device=tensor.device)
+        return (tensor.unsqueeze(-1) == classes).to(torch.int64)
+
+    torch.linspace, F.one_hot = linspace, one_hot
     try:
         yield
     finally:
-        torch.linspace = plain
+        torch.linspace, F.one_hot = plain, plain_one_hot
 
 
 @contextlib.contextmanager
