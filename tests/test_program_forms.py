@@ -87,9 +87,10 @@ def test_tensors_built_in_forward_are_rebuilt_from_their_values(write, tmp_path)
     gen = _generate(write, tmp_path, "lifted.py", LIFTED)
     assert gen.judge.correct, gen.judge.detail
     text = gen.module_path.read_text()
-    # the [4] tensor rebuilt from its exact values; the 0-d finfo.min a literal
+    # the [4] tensor rebuilt from its exact values; the 0-d finfo.min a literal (in the
+    # matmul's epilogue, which computes it in place)
     assert "_kc_lifted(self, 'c_lifted_tensor_1'" in text and "0x1.0000000000000p+2" in text
-    assert "scalar_tensor.default(-3.4028234663852886e+38" in text
+    assert "tl.full([], -3.4028234663852886e+38, tl.float32)" in text
     assert "'c_lifted_tensor_0'" not in text
 
 
@@ -459,3 +460,41 @@ def test_constants_in_epilogues_and_symbolic_constants_are_computed_in_place(wri
     assert not gen.extern_reasons, gen.extern_reasons
     mm = next(g for g in gen.plan.groups if g.kind == "matmul")
     assert sum(op_name(m.target) == "full" for m in mm.nodes) == 2  # both logs' clamps
+
+
+POSITIONS = (
+    HEADER
+    + """
+import torch.nn.functional as F
+
+class Model(nn.Module):
+    def forward(self, logits, target, z):
+        # a one-hot over the logits' own width (a symbolic number of classes), label
+        # smoothing against the log-softmax; the expected class index; sparsemax's support
+        oh = F.one_hot(target, logits.shape[-1]).to(logits.dtype)
+        smooth = oh * 0.9 + 0.1 / logits.shape[-1]
+        loss = -(smooth * F.log_softmax(logits, -1)).sum(-1).mean()
+        ids = torch.arange(logits.shape[-1], device=logits.device)
+        expected = (ids * logits.softmax(-1)).sum(-1)
+        k = torch.arange(1, z.shape[-1] + 1, device=z.device, dtype=z.dtype)
+        support = ((1 + k * z) > z.cumsum(-1)).sum(-1)
+        return loss, expected, support
+
+rows, classes = 40, 48
+def get_inputs():
+    z = torch.randn(rows, classes).sort(-1, descending=True).values
+    return [torch.randn(rows, classes), torch.randint(0, classes, (rows,)), z]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_positions_read_by_reductions_are_computed_in_their_kernels(write, tmp_path):
+    # one_hot took its class count as a plain int (the size was baked in), and an arange a
+    # reduction's elementwise ops read was an extern launched on every forward
+    gen = _generate(write, tmp_path, "positions.py", POSITIONS)
+    assert gen.judge.correct, gen.judge.detail
+    assert not gen.extern_reasons, gen.extern_reasons
+    assert not any(v.guard for v in gen.variants)
+    reds = [g for g in gen.plan.groups if g.kind == "reduction" and g.positions]
+    assert len(reds) >= 3  # the one-hot's, the expectation's and the support's aranges

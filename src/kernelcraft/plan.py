@@ -923,11 +923,14 @@ def _compute_positions(groups: list[Group], group_of: dict[fx.Node, Group],
                      for a in (gather_indices(m) if gather_dims(m) is not None
                                else m.all_input_nodes) if a not in members]
         else:  # a reduction kernel computes the index tensors of its gathers, when
-            # nothing else in it reads them (it computes them per row, not per element)
+            # nothing else in it reads them (it computes them per row, not per element),
+            # and values its elementwise ops on the domain read broadcast (sparsemax's
+            # 1..n, a one-hot's class ids)
             reads = [a for m in g.nodes if gather_dims(m) is not None
                      for a in gather_indices(m) if a not in members
                      and all(gather_dims(u) is not None and a in gather_indices(u)
                              and u.args[0] is not a for u in a.users if u in members)]
+            reads += [a for a in _domain_reads(g) if a not in reads]
         chains = {t: c for t in dict.fromkeys(reads) if (c := position_chain(t)) is not None}
         if not chains:
             continue
@@ -947,6 +950,26 @@ def _compute_positions(groups: list[Group], group_of: dict[fx.Node, Group],
             group_of[m] = g
         g.nodes.extend(union)
         g.positions = {t: sorted(c, key=order.__getitem__) for t, c in chains.items()}
+
+
+def _domain_reads(g: Group) -> list[fx.Node]:
+    """Values from outside reduction group ``g`` that, inside it, only pointwise ops on the
+    domain read, each as an operand broadcast to it (the candidates for positions)."""
+    members = set(g.nodes)
+    out: list[fx.Node] = []
+    for m in g.nodes:
+        if (not is_pointwise(m.target) or is_load(m) or inline_constant(m)
+                or shape_key(val(m).shape) != g.domain):
+            continue
+        for a in m.all_input_nodes:
+            s = shape_key(val(a).shape) if is_tensor_node(a) else None
+            if (a in members or a in out or s is None or not (s == g.domain or broadcasts_to(
+                    ("1",) * (len(g.domain) - len(s)) + s, g.domain))):
+                continue
+            if all(is_pointwise(u.target) and not is_load(u)
+                   and shape_key(val(u).shape) == g.domain for u in a.users if u in members):
+                out.append(a)  # (readers elsewhere keep their own: the chain is copied)
+    return out
 
 
 def _copy_nodes(nodes: list[fx.Node], order: dict[fx.Node, Any]) -> dict[fx.Node, fx.Node]:

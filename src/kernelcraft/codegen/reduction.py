@@ -132,6 +132,8 @@ class _Analysis:
     npasses: int = 1
     pass_nodes: dict[int, list[fx.Node]] = field(default_factory=dict)  # full nodes per pass
     online: dict[fx.Node, _Pair] = field(default_factory=dict)
+    # position values read elementwise (computed per element of a chunk, not loaded)
+    pos_reads: list[fx.Node] = field(default_factory=list)
 
     def source(self, r: fx.Node) -> fx.Node:
         """What reduction ``r`` folds in its pass: its input, or an online pair's source."""
@@ -203,7 +205,10 @@ def _analyse(g: Group) -> _Analysis:
                 continue
             if a in pos_nodes:
                 if gather_dims(n) is None:
-                    _fail(f"{n.name}: reads a position value elementwise")
+                    if not full or a not in g.positions:
+                        _fail(f"{n.name}: reads a position value off the domain")
+                    if a not in an.pos_reads:
+                        an.pos_reads.append(a)
                 continue
             if gather_dims(n) is not None:
                 _fail(f"{n.name}: gathers from (or by) a value of its own kernel")
@@ -416,6 +421,10 @@ class _Gen:
         for nm, t in self.gi_node.items():
             ptr = "" if t in self.g.positions else self.in_name[t]
             self._add_op(_Op(nm, ptr, "full", nm), (t, nm))
+        stand = {t: k for k, t in enumerate(self.g.positions)}
+        for t in an.pos_reads:  # no pointer: the strides of the stand-in give the position
+            k = stand[t]
+            self._add_op(_Op(f"pv{k}", "", "full", f"vs{k}.expand(shape)"), (t, "pv"))
         for o in self.outs:
             nm = self.out_name[o]
             ctx = an.ctx[o]
@@ -710,6 +719,9 @@ class _Gen:
                 lines += self._roff(op.name, sfx, inner)
                 lines.append(f"{inner}x_{op.name}{sfx} = tl.load({op.ptr} + (koff_{op.name} + "
                              f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
+            for t in an.pos_reads:
+                if t not in vals and any(t in n.all_input_nodes for n in nodes):
+                    lines += self._position_value(t, sfx, inner, vals)
             for n in nodes:
                 v = f"v_{n.name}{sfx}"
                 if n in self.gathers:
@@ -777,6 +789,18 @@ class _Gen:
             lines, value = [], f"tl.load({self.op_of[(t, nm)].ptr} + {at}, mask={mask}, other=0)"
         return lines + [f"{ind}if IDX64:", f"{ind}    giv_{tag} = {value}.to(tl.int64)",
                         f"{ind}else:", f"{ind}    giv_{tag} = {value}.to(tl.int32)"]
+
+    def _position_value(self, t: fx.Node, sfx: str, ind: str, vals: dict[fx.Node, str]
+                        ) -> list[str]:
+        """Position value ``t`` at each element of a chunk into ``vals``: computed from the
+        element's offset into its contiguous stand-in (``vs{k}``, viewed over the domain)."""
+        nm = self.op_of[(t, "pv")].name
+        lines = self._roff(nm, sfx, ind)
+        lines.append(f"{ind}gp_{nm}{sfx} = koff_{nm} + roff_{nm}{sfx}")
+        more, value = position_lines(self.g.positions[t], f"gp_{nm}{sfx}", nm + sfx,
+                                     dict(self.sc_name), ind)
+        vals[t] = value
+        return lines + more
 
     def _row_indices(self, ind: str) -> list[str]:
         """Index views constant along the reduced dims: once per row, before the passes."""
