@@ -3,9 +3,10 @@
 For each target of ``--target`` the kernel is compiled with the config it would run there
 (a tuned one from the GPU or the database, else the template's heuristic for that target's
 numbers). A config that fails to compile or spills registers is replaced by the best-ranked
-alternative of the space that compiles without spills: candidates are ordered by the cost
-model where it has learned from measurements, else by closeness to the heuristic's pick
-(the analytical model's choice, changed as little as the target requires). Such a choice is
+alternative of the space that compiles without spills: candidates are ordered by closeness
+to the heuristic's pick (the analytical model's choice, changed as little as the target
+requires), and the cost model, where it has learned from measurements, orders the equally
+close. Such a choice is
 marked "ranked, not measured" in the report and stored in the database as ``ranked``;
 measured records replace it once the user tunes on that hardware.
 """
@@ -125,19 +126,22 @@ def _alternative(module_path: Path, k: KernelSource, fam: str, space: Space,
 
 
 def candidates(space: Space, start: Config | None, limit: int = 20000) -> list[Config]:
-    """Valid configs, best first: by the trained cost model when there is one, else by
-    closeness to ``start`` (the heuristic's pick), ties broken by larger tiles."""
+    """Valid configs, best first: by closeness to ``start`` (the heuristic's pick, changed as
+    little as the target requires), configs with less work per thread first; the trained
+    cost model, where there is one, orders configs equally close (ties broken by larger
+    tiles without it). The model alone picked configs far from the heuristic's that its
+    own validation measured slow (an 8192x4096x4096 matmul whose 128x128 tiles spilled in
+    the epilogue went to 16x256 tiles: a sixteenth of the A-tile reuse)."""
     pool = [c for c in space.enumerate(limit=limit) if c != start]
     model = _model()
-    if model is not None:
+    if start is None:
+        if model is None:
+            return pool
         scores = model(space, pool)
         return [c for _, c in sorted(zip(scores, pool, strict=True), key=lambda x: -x[0])]
-    if start is None:
-        return pool
-
     base = _pressure(start)
 
-    def distance(c: Config) -> tuple[bool, float, float]:
+    def distance(c: Config) -> tuple[bool, float]:
         d = 0.0
         for kn in space.knobs:
             a, b = c[kn.name], start[kn.name]
@@ -145,11 +149,14 @@ def candidates(space: Space, start: Config | None, limit: int = 20000) -> list[C
                 d += float(a != b)
             else:
                 d += abs(math.log2(max(a, 1)) - math.log2(max(b, 1)))
-        size = sum(math.log2(c[n]) for n in c if isinstance(c[n], int) and c[n] > 0)
         # the start failed or spilled: configs with less work per thread come first
-        return (_pressure(c) >= base, d, -size)
+        return (_pressure(c) >= base, d)
 
-    return sorted(pool, key=distance)
+    def size(c: Config) -> float:
+        return sum(math.log2(c[n]) for n in c if isinstance(c[n], int) and c[n] > 0)
+
+    score = dict(zip(map(id, pool), model(space, pool), strict=True)) if model else {}
+    return sorted(pool, key=lambda c: (*distance(c), -score.get(id(c), size(c))))
 
 
 def _pressure(c: Config) -> float:
