@@ -498,3 +498,35 @@ def test_positions_read_by_reductions_are_computed_in_their_kernels(write, tmp_p
     assert not any(v.guard for v in gen.variants)
     reds = [g for g in gen.plan.groups if g.kind == "reduction" and g.positions]
     assert len(reds) >= 3  # the one-hot's, the expectation's and the support's aranges
+
+
+FORMS = (
+    HEADER
+    + """
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.bil = nn.Bilinear(n, n // 2, n)
+        self.lin = nn.Linear(n, n)
+
+    def forward(self, x, y, scores):
+        # a Bilinear layer (aten._trilinear), autocast on the input's device type (no meta
+        # backend), take_along_dim over a sorted order (torch's own bakes its sizes)
+        b = self.bil(x, y)
+        with torch.autocast(device_type=x.device.type, enabled=False):
+            h = torch.relu(self.lin(b))
+        order = scores.argsort(dim=-1, descending=True)
+        return h, torch.take_along_dim(x, order, dim=-1)
+
+rows, n = 24, 32
+def get_inputs(): return [torch.randn(rows, n), torch.randn(rows, n // 2), torch.randn(rows, n)]
+def get_init_inputs(): return [n]
+"""
+)
+
+
+def test_bilinear_autocast_and_take_along_dim_capture_as_kernels(write, tmp_path):
+    gen = _generate(write, tmp_path, "forms.py", FORMS)
+    assert gen.judge.correct, gen.judge.detail
+    assert not gen.extern_reasons, gen.extern_reasons
+    assert not any(v.guard for v in gen.variants), [v.guard for v in gen.variants]

@@ -400,7 +400,7 @@ def export_program(model: nn.Module, inputs: Sequence[Any]) -> Any:
         for x in inputs
     )
     with (_quiet_torch(), _symbolic_math(), _symbolic_sizes(), _size_free_einsum(),
-          _positional_std_mean(), _no_value_checks()):
+          _positional_std_mean(), _no_value_checks(), _meta_autocast(), _bilinear_einsum()):
         return export(model, tuple(inputs), dynamic_shapes=dyn)
 
 
@@ -509,8 +509,8 @@ def _symbolic_math():
 
 @contextlib.contextmanager
 def _symbolic_sizes():
-    """``torch.linspace(a, b, n)`` and ``F.one_hot(t, n)`` with a symbolic ``n`` stay
-    symbolic while exporting.
+    """``torch.linspace(a, b, n)`` and ``F.one_hot(t, n)`` with a symbolic ``n``, and
+    ``torch.take_along_dim`` of symbolic sizes, stay symbolic while exporting.
 
     Both take ``n`` as a plain int, so export bakes ``torch.linspace(-1, 1, x.shape[-1])``
     (a coordinate grid) or ``F.one_hot(t, logits.shape[-1])`` and the size with it: the
@@ -539,11 +539,77 @@ def _symbolic_sizes():
         classes = torch.arange(num_classes, device=tensor.device)
         return (tensor.unsqueeze(-1) == classes).to(torch.int64)
 
-    torch.linspace, F.one_hot = linspace, one_hot
+    plain_take = torch.take_along_dim
+
+    def take_along_dim(input: Any, indices: Any, dim: Any = None, **kwargs: Any) -> Any:
+        # torch's own broadcasts with plain ints and wraps indices by ``% size(dim)`` with
+        # a plain int: the sizes were baked; the same steps on symbolic sizes
+        if kwargs or dim is None or input.dim() != indices.dim():
+            return plain_take(input, indices, dim, **kwargs)
+        d = dim % input.dim()
+        rest = torch.broadcast_shapes(
+            tuple(s for k, s in enumerate(input.shape) if k != d),
+            tuple(s for k, s in enumerate(indices.shape) if k != d))
+        shape_in, shape_ix = list(rest), list(rest)
+        shape_in.insert(d, input.shape[d])
+        shape_ix.insert(d, indices.shape[d])
+        return torch.gather(input.expand(shape_in), d,
+                            indices.expand(shape_ix) % input.shape[d])
+
+    torch.linspace, F.one_hot, torch.take_along_dim = linspace, one_hot, take_along_dim
     try:
         yield
     finally:
-        torch.linspace, F.one_hot = plain, plain_one_hot
+        torch.linspace, F.one_hot, torch.take_along_dim = plain, plain_one_hot, plain_take
+
+
+@contextlib.contextmanager
+def _bilinear_einsum():
+    """``F.bilinear`` (``nn.Bilinear``) exports as the einsum it computes.
+
+    Its ATen op, ``_trilinear``, has no decomposition: the layer ran in PyTorch. Here
+    ``out[.., o] = sum_i x1[.., i] * (x2 @ W[o, i, :])``: one matmul of ``x2`` by the weight
+    viewed ``[O * I, J]`` (no copy of it), then a row reduction, which the templates take."""
+    import torch.nn.functional as F
+
+    plain = F.bilinear
+
+    def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Any:
+        if weight.dim() != 3 or input1.dim() != input2.dim():
+            return plain(input1, input2, weight, bias)
+        o, i, j = weight.shape
+        t = torch.matmul(input2, weight.reshape(o * i, j).t())
+        out = (t.view(*t.shape[:-1], o, i) * input1.unsqueeze(-2)).sum(-1)
+        return out if bias is None else out + bias
+
+    F.bilinear = bilinear
+    try:
+        yield
+    finally:
+        F.bilinear = plain
+
+
+@contextlib.contextmanager
+def _meta_autocast():
+    """``torch.autocast(device_type=x.device.type)`` while exporting on the meta device.
+
+    Autocast has no meta backend and raised, so such a program failed to capture. The
+    region is exported as an autocast of "cuda" is on meta tensors: without casts, its ops
+    at the module's precision mode (strict fp32 by default, or ``--precision``)."""
+    from torch.amp.autocast_mode import autocast
+
+    plain = autocast.__init__
+
+    def init(self: Any, device_type: str, *args: Any, **kwargs: Any) -> None:
+        plain(self, "cuda" if device_type == "meta" else device_type, *args, **kwargs)
+
+    autocast.__init__ = init  # type: ignore[method-assign]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (CUDA is not available: autocast disabled)
+            yield
+    finally:
+        autocast.__init__ = plain  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager
