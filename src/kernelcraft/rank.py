@@ -13,6 +13,8 @@ measured records replace it once the user tunes on that hardware.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 from dataclasses import dataclass
@@ -46,7 +48,10 @@ def build_all(variant: Variant, module_path: Path, targets: list[Target], precis
               jobs: int | None = None) -> tuple[list[dict[str, Any]], list[Ranked]]:
     """Cross-compile every kernel for every target with the config it would use there;
     replace configs that fail or spill by ranked alternatives. Returns the build rows (one
-    per kernel and target, for the chosen config) and the ranked choices."""
+    per kernel and target, for the chosen config) and the ranked choices.
+
+    Twins (kernels whose source differs only in their names, built with the same spec:
+    the layers of a repeated block) are compiled, and searched for a replacement, once."""
     from kernelcraft.build import compile_pairs
 
     jobs = jobs or min(8, os.cpu_count() or 1)
@@ -61,25 +66,76 @@ def build_all(variant: Variant, module_path: Path, targets: list[Target], precis
             space = space_for(k, fam, t)
             cfg = _current(variant, k, fam, t, space)
             spec = build_spec(k, fam, cfg, t)
-            items.append((t, gid, k, fam, space, cfg, spec))
-    built = compile_pairs(module_path, [(it[6], it[0].key) for it in items], jobs=jobs)
+            items.append((t, gid, k, fam, space, cfg, spec, _twin_key(k, spec, t)))
+    first: dict[str, int] = {}
+    for i, it in enumerate(items):
+        first.setdefault(it[7], i)
+    unique = sorted(set(first.values()))
+    compiled = dict(zip(unique, compile_pairs(
+        module_path, [(items[i][6], items[i][0].key) for i in unique], jobs=jobs),
+        strict=True))
+    alternatives: dict[tuple[str, str], Any] = {}
     rows: list[dict[str, Any]] = []
-    for (t, gid, k, fam, space, cfg, _spec), row in zip(items, built, strict=True):
+    for t, gid, k, fam, space, cfg, spec, key in items:
+        row = _as_twin(compiled[first[key]], spec["name"])
         bad = _problem(row)
         measured = (space is not None and t.arch == measured_arch
                     and _tuned(variant, k, fam, t) is not None)
         if bad and space is not None and not measured:
-            alt = _alternative(module_path, k, fam, space, cfg, t, jobs, db_path, precision,
-                               groups[gid])
+            akey = (key, repr(k.config.get("at")))
+            if akey not in alternatives:
+                alternatives[akey] = _alternative(module_path, k, fam, space, cfg, t, jobs,
+                                                  db_path, precision, groups[gid])
+            alt = alternatives[akey]
             if alt is not None:
                 choice, alt_row, tried = alt
                 variant.tuned[(k.wrapper_name, t.arch, tuned_key(k, fam))] = dict(choice)
                 ranked.append(Ranked(row["kernel"], t.arch, dict(choice), bad, tried))
-                alt_row["note"] = (f"ranked, not measured ({bad} with the heuristic's "
-                                   f"config) {alt_row.get('note', '')}").strip()
-                row = alt_row
+                row = _as_twin(alt_row, spec["name"])
+                row["note"] = (f"ranked, not measured ({bad} with the heuristic's "
+                               f"config) {row.get('note', '')}").strip()
         rows.append(row)
     return rows, ranked
+
+
+def _twin_key(k: KernelSource, spec: dict[str, Any], t: Target) -> str:
+    """What a compile depends on: the kernel source with its own names taken out (its
+    functions', and its locals', which carry the graph's node names), the spec without its
+    name, the target."""
+    text = _canonical(k.source.replace(k.kernel_name, "_kc_twin"))
+    rest = json.dumps({**spec, "name": None}, sort_keys=True, default=str)
+    return hashlib.sha256("\0".join((text, rest, t.key)).encode()).hexdigest()
+
+
+def _canonical(source: str) -> str:
+    """``source`` with every parameter and assigned local renamed by order of first
+    appearance: equal for sources that differ only in such names (nothing else renamed:
+    ``tl.exp`` and ``tl.log`` stay apart)."""
+    import ast
+    import io
+    import tokenize
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+              for a in (*n.posonlyargs, *n.args, *n.kwonlyargs)}
+    names: dict[str, str] = {}
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        text = tok.string
+        if tok.type == tokenize.NAME and text in local:
+            text = names.setdefault(text, f"_n{len(names)}")
+        out.append((tok.type, text))
+    return tokenize.untokenize(out)
+
+
+def _as_twin(row: dict[str, Any], name: str) -> dict[str, Any]:
+    """A twin's build row under this kernel's name."""
+    return {**row, "kernel": name}
 
 
 def _problem(row: dict[str, Any]) -> str:
