@@ -17,7 +17,8 @@ class Model(nn.Module):
         batch = logits.shape[0] // self.num_beams
         scores = F.log_softmax(logits, dim=-1) + beam_scores[:, None]
         scores = scores.view(batch, self.num_beams * vocab)
-        top_scores, top_idx = torch.topk(scores, 2 * self.num_beams, dim=1, largest=True, sorted=True)
+        top_scores, top_idx = torch.topk(scores, 2 * self.num_beams, dim=1, largest=True,
+                                         sorted=True)
         beam_idx = torch.div(top_idx, vocab, rounding_mode="floor")
         token_idx = top_idx % vocab
         return top_scores, beam_idx, token_idx

@@ -17,7 +17,8 @@ class Model(nn.Module):
         self.kernel_size = kernel_size
         self.affine = nn.Linear(w_dim, in_channels)
         nn.init.ones_(self.affine.bias)
-        self.weight = nn.Parameter(torch.randn(1, out_channels, in_channels, kernel_size, kernel_size))
+        self.weight = nn.Parameter(
+            torch.randn(1, out_channels, in_channels, kernel_size, kernel_size))
         self.weight_gain = 1.0 / math.sqrt(in_channels * kernel_size * kernel_size)
         self.noise_strength = nn.Parameter(torch.full([], 0.1))
         self.bias = nn.Parameter(torch.zeros(out_channels))
