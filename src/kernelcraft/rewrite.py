@@ -83,7 +83,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from kernelcraft.codegen.ops import is_pointwise, is_view, op_name
+from kernelcraft.codegen.ops import is_matmul, is_pointwise, is_view, op_name
 from kernelcraft.plan import _simple_pointwise, is_tensor_node, piecewise_load, shape_key, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
@@ -429,8 +429,12 @@ def follow_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> i
             elif val(a).numel() != 1 or val(a).dim() > 0:
                 ok = False  # (a one-element operand of any rank would change the result's)
         src = {shape_key(val(b).shape) for b in bases.values()}
+        # (a matmul's reshaped result is left as written: a Linear's views are sink_views',
+        # and a bmm's feed attention patterns, which the planner matches as written)
         if (not ok or len(src) != 1 or src == {out}
-                or not any(b.op == "call_function" for b in bases.values())):
+                or not any(b.op == "call_function" for b in bases.values())
+                or any(b.op == "call_function" and is_matmul(b.target)
+                       for b in bases.values())):
             continue
         v = next(iter(bases))  # its sizes give the shape back
         insert = _inserter(graph, detect_fake_mode([val(v)]))
