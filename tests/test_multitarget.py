@@ -85,9 +85,9 @@ def test_twin_kernels_compile_once(tmp_path, monkeypatch):
 
 
 def test_canonical_sources_differ_only_by_names():
-    from kernelcraft.rank import _canonical
+    from kernelcraft.build import _canonical_source
 
     a = "def k(x, y):\n    v_add_1 = x + y\n    return tl.exp(v_add_1)\n"
     b = "def k(x, y):\n    v_add_7 = x + y\n    return tl.exp(v_add_7)\n"
     c = "def k(x, y):\n    v_add_7 = x + y\n    return tl.log(v_add_7)\n"
-    assert _canonical(a) == _canonical(b) != _canonical(c)
+    assert _canonical_source(a) == _canonical_source(b) != _canonical_source(c)

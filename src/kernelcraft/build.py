@@ -8,12 +8,16 @@ spills and LDS from the AMDGCN text.
 
 from __future__ import annotations
 
+import ast
+import hashlib
+import io
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import tokenize
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -182,15 +186,12 @@ def _run_launches(module_path: str, problem_path: str, target: str) -> list[dict
     except Exception as exc:  # a wrapper that needs real data: say so, build nothing
         return [{"kernel": UNRECORDED, "target": t.arch, "ok": False,
                  "note": f"launches not recorded: {one_line(exc)[:180]}", "launch": True}]
-    from kernelcraft.rank import _canonical
-
     rows = []
     twins: dict[str, dict[str, Any]] = {}  # a repeated layer's launches compile once
     for s in specs:
         fn = getattr(module, s["name"])
         src = getattr(fn, "src", None)  # (without it, no twin: the name stays in the key)
-        key = (_canonical(src.replace(s["name"], "_kc_twin")) if src else s["name"]) + \
-            json.dumps({**s, "name": None}, sort_keys=True, default=str)
+        key = twin_key(src, s["name"], s, t.key) if src else s["name"]
         if key not in twins:
             twins[key] = asdict(compile_kernel(fn, s, t))
         row = {**twins[key], "kernel": s["name"]}
@@ -199,6 +200,37 @@ def _run_launches(module_path: str, problem_path: str, target: str) -> list[dict
         row["constants"] = sorted(k for k, v in s["signature"].items() if v == "constexpr")
         rows.append(row)
     return rows
+
+
+def twin_key(source: str, name: str, spec: dict[str, Any], target: str) -> str:
+    """What compiling kernel ``name`` of ``source`` with ``spec`` for ``target`` depends on:
+    equal for twins, kernels whose sources differ only in their names (the function's, its
+    parameters' and locals', which carry the graph's node names: a repeated block's layers),
+    built with the same spec."""
+    text = _canonical_source(source.replace(name, "_kc_twin"))
+    rest = json.dumps({**spec, "name": None}, sort_keys=True, default=str)
+    return hashlib.sha256("\0".join((text, rest, target)).encode()).hexdigest()
+
+
+def _canonical_source(source: str) -> str:
+    """``source`` with every parameter and assigned local renamed by order of first
+    appearance (nothing else renamed: ``tl.exp`` and ``tl.log`` stay apart)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+              for a in (*n.posonlyargs, *n.args, *n.kwonlyargs)}
+    names: dict[str, str] = {}
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        text = tok.string
+        if tok.type == tokenize.NAME and text in local:
+            text = names.setdefault(text, f"_n{len(names)}")
+        out.append((tok.type, text))
+    return tokenize.untokenize(out)
 
 
 def _build_env() -> dict[str, str]:

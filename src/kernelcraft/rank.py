@@ -13,8 +13,6 @@ measured records replace it once the user tunes on that hardware.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -52,7 +50,7 @@ def build_all(variant: Variant, module_path: Path, targets: list[Target], precis
 
     Twins (kernels whose source differs only in their names, built with the same spec:
     the layers of a repeated block) are compiled, and searched for a replacement, once."""
-    from kernelcraft.build import compile_pairs
+    from kernelcraft.build import compile_pairs, twin_key
 
     jobs = jobs or min(8, os.cpu_count() or 1)
     ranked: list[Ranked] = []
@@ -66,7 +64,8 @@ def build_all(variant: Variant, module_path: Path, targets: list[Target], precis
             space = space_for(k, fam, t)
             cfg = _current(variant, k, fam, t, space)
             spec = build_spec(k, fam, cfg, t)
-            items.append((t, gid, k, fam, space, cfg, spec, _twin_key(k, spec, t)))
+            items.append((t, gid, k, fam, space, cfg, spec,
+                          twin_key(k.source, k.kernel_name, spec, t.key)))
     first: dict[str, int] = {}
     for i, it in enumerate(items):
         first.setdefault(it[7], i)
@@ -96,41 +95,6 @@ def build_all(variant: Variant, module_path: Path, targets: list[Target], precis
                                f"config) {row.get('note', '')}").strip()
         rows.append(row)
     return rows, ranked
-
-
-def _twin_key(k: KernelSource, spec: dict[str, Any], t: Target) -> str:
-    """What a compile depends on: the kernel source with its own names taken out (its
-    functions', and its locals', which carry the graph's node names), the spec without its
-    name, the target."""
-    text = _canonical(k.source.replace(k.kernel_name, "_kc_twin"))
-    rest = json.dumps({**spec, "name": None}, sort_keys=True, default=str)
-    return hashlib.sha256("\0".join((text, rest, t.key)).encode()).hexdigest()
-
-
-def _canonical(source: str) -> str:
-    """``source`` with every parameter and assigned local renamed by order of first
-    appearance: equal for sources that differ only in such names (nothing else renamed:
-    ``tl.exp`` and ``tl.log`` stay apart)."""
-    import ast
-    import io
-    import tokenize
-
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return source
-    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
-             and isinstance(n.ctx, ast.Store)}
-    local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
-              for a in (*n.posonlyargs, *n.args, *n.kwonlyargs)}
-    names: dict[str, str] = {}
-    out = []
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        text = tok.string
-        if tok.type == tokenize.NAME and text in local:
-            text = names.setdefault(text, f"_n{len(names)}")
-        out.append((tok.type, text))
-    return tokenize.untokenize(out)
 
 
 def _as_twin(row: dict[str, Any], name: str) -> dict[str, Any]:

@@ -291,11 +291,16 @@ def _sink(gm: fx.GraphModule, g: fx.Node) -> bool:
 _RESHAPES = ("view", "_unsafe_view", "reshape")
 
 
+def _is_reshape(v: Any) -> bool:
+    """A view, ``_unsafe_view`` or reshape of a tensor."""
+    return (isinstance(v, fx.Node) and v.op == "call_function" and is_view(v.target)
+            and op_name(v.target) in _RESHAPES and is_tensor_node(v.args[0]))
+
+
 def _split_view(v: Any) -> tuple[int, int] | None:
     """(leading dims of the view's output, trailing dims it keeps) when ``v`` reshapes a
     tensor by splitting its first dim only ([M, N] -> [B, S, N]), else None."""
-    if not (isinstance(v, fx.Node) and v.op == "call_function" and is_view(v.target)
-            and op_name(v.target) in _RESHAPES and is_tensor_node(v.args[0])):
+    if not _is_reshape(v):
         return None
     src, out = shape_key(val(v.args[0]).shape), shape_key(val(v).shape)
     k = len(src) - 1
@@ -397,11 +402,9 @@ def unmerge_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> 
 
 def _reshape_base(a: Any) -> fx.Node | None:
     """The value a chain of reshapes starts from, for a reshape; else None."""
-    if not (isinstance(a, fx.Node) and a.op == "call_function" and is_view(a.target)
-            and op_name(a.target) in _RESHAPES and is_tensor_node(a.args[0])):
+    if not _is_reshape(a):
         return None
-    while (a.op == "call_function" and is_view(a.target) and op_name(a.target) in _RESHAPES
-           and isinstance(a.args[0], fx.Node) and is_tensor_node(a.args[0])):
+    while _is_reshape(a):
         a = a.args[0]
     return a
 
@@ -470,8 +473,7 @@ def _merged_runs(v: Any) -> list[tuple[int, int]] | None:
     """For a reshape that only merges runs of consecutive dims of its input (at least one
     run of two or more: [N, C/g, g, H, W] -> [N, C, H, W]), each output dim's run ``[i, j)``
     of input dims, else None. Merged dims must be static; a symbolic dim stays itself."""
-    if not (isinstance(v, fx.Node) and v.op == "call_function" and is_view(v.target)
-            and op_name(v.target) in _RESHAPES and is_tensor_node(v.args[0])):
+    if not _is_reshape(v):
         return None
     src, out = shape_key(val(v.args[0]).shape), shape_key(val(v).shape)
     runs: list[tuple[int, int]] = []

@@ -13,8 +13,8 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from kernelcraft.codegen.ops import POINTWISE, TL_DTYPE, literal, op_name
-from kernelcraft.plan import is_tensor_node, val
+from kernelcraft.codegen.ops import POINTWISE, TL_DTYPE, is_pointwise, literal, op_name
+from kernelcraft.plan import inline_constant, is_tensor_node, shape_key, val
 
 #: Largest rank of a domain after coalescing that the kernels index (more is rare).
 MAX_RANK = 6
@@ -117,6 +117,22 @@ def emit_epilogue(body: list[str], anchor: fx.Node, epilogue: list[fx.Node],
         env[n] = opmath(n)
         if n in out_id:
             body.append(store(n, out_id[n]))
+
+
+def check_epilogue(n: fx.Node, shape: tuple[Any, ...], anchor: str) -> None:
+    """Raise NotImplementedError unless ``n`` can be a node of a tile epilogue on the output
+    ``shape`` of the ``anchor`` ("matmul", "convolution"): a pointwise op on that shape, or
+    a literal the epilogue computes in place (any shape)."""
+    if inline_constant(n):
+        return
+    if n.op != "call_function" or not is_pointwise(n.target):
+        raise NotImplementedError(f"epilogue node {n.name} is not a pointwise op")
+    v = val(n)
+    if not isinstance(v, torch.Tensor) or shape_key(v.shape) != shape_key(shape):
+        raise NotImplementedError(f"epilogue node {n.name} is not on the {anchor}'s output "
+                                  "shape")
+    if v.dtype not in TL_DTYPE:
+        raise NotImplementedError(f"epilogue node {n.name} has dtype {v.dtype}")
 
 
 def external_operands(nodes: list[fx.Node], members: set[fx.Node]

@@ -25,6 +25,7 @@ import torch.fx as fx
 from kernelcraft.codegen import conv
 from kernelcraft.codegen.common import (
     KernelSource,
+    check_epilogue,
     emit_epilogue,
     external_operands,
     module_body,
@@ -33,8 +34,8 @@ from kernelcraft.codegen.common import (
     scalar_type,
     var,
 )
-from kernelcraft.codegen.ops import TL_DTYPE, is_pointwise
-from kernelcraft.plan import Group, hint, inline_constant, is_tensor_node, shape_key, val
+from kernelcraft.codegen.ops import TL_DTYPE
+from kernelcraft.plan import Group, hint, is_tensor_node, val
 
 _PREFIX = "_kc_conv_"
 _FLOATS = ("torch.float32", "torch.float16", "torch.bfloat16")
@@ -161,19 +162,6 @@ def conv_supported(n: fx.Node) -> str | None:
     return None
 
 
-def _check_epilogue(n: fx.Node, shape: tuple[Any, ...]) -> None:
-    if inline_constant(n):  # a literal the epilogue computes in place (any shape)
-        return
-    if n.op != "call_function" or not is_pointwise(n.target):
-        raise NotImplementedError(f"epilogue node {n.name} is not a pointwise op")
-    v = val(n)
-    if not isinstance(v, torch.Tensor) or shape_key(v.shape) != shape_key(shape):
-        raise NotImplementedError(f"epilogue node {n.name} is not on the convolution's output "
-                                  "shape")
-    if v.dtype not in TL_DTYPE:
-        raise NotImplementedError(f"epilogue node {n.name} has dtype {v.dtype}")
-
-
 def _per_channel(a: fx.Node, shape: tuple[Any, ...]) -> bool:
     """Whether epilogue operand ``a``, broadcast to the output ``shape``, varies only along
     the channels (a [C, 1, 1] parameter, a scalar tensor): loaded as a [BLOCK_N] vector, not
@@ -208,7 +196,7 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
     members = set(g.nodes)
     epilogue = [m for m in g.nodes if m is not n]
     for m in epilogue:
-        _check_epilogue(m, shape)
+        check_epilogue(m, shape, "convolution")
         for a in m.all_input_nodes:
             if a not in members and is_tensor_node(a) and val(a).dim() > len(shape):
                 raise NotImplementedError(f"epilogue input {a.name} has a higher rank")

@@ -29,15 +29,16 @@ import torch.fx as fx
 
 from kernelcraft.codegen.common import (
     KernelSource,
+    check_epilogue,
     emit_epilogue,
     opmath,
     ptr_type,
     scalar_type,
     var,
 )
-from kernelcraft.codegen.ops import TL_DTYPE, is_pointwise, op_name
+from kernelcraft.codegen.ops import TL_DTYPE, op_name
 from kernelcraft.codegen.runtime import _KC_IEEE_INTENSITY
-from kernelcraft.plan import Group, hint, inline_constant, is_tensor_node, shape_key, val
+from kernelcraft.plan import Group, hint, is_tensor_node, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -102,18 +103,6 @@ def _heuristic_source(name: str) -> str:
     return src.replace("def _kc_mm_heuristic(", f"def {name}(", 1)
 
 
-def _check_epilogue(n: fx.Node, shape: tuple[Any, ...]) -> None:
-    if inline_constant(n):  # a literal the epilogue computes in place (any shape)
-        return
-    if n.op != "call_function" or not is_pointwise(n.target):
-        raise NotImplementedError(f"epilogue node {n.name} is not a pointwise op")
-    v = val(n)
-    if not isinstance(v, torch.Tensor) or shape_key(v.shape) != shape_key(shape):
-        raise NotImplementedError(f"epilogue node {n.name} is not on the matmul's output shape")
-    if v.dtype not in TL_DTYPE:
-        raise NotImplementedError(f"epilogue node {n.name} has dtype {v.dtype}")
-
-
 def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = None) -> KernelSource:
     """A tiled matmul kernel with g's epilogue fused, and its launching wrapper."""
     anchor = g.anchor
@@ -150,7 +139,7 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     members = set(g.nodes)
     epilogue = [n for n in g.nodes if n is not anchor]
     for n in epilogue:
-        _check_epilogue(n, shape)
+        check_epilogue(n, shape, "matmul")
         for x in n.all_input_nodes:
             if x in members:
                 continue

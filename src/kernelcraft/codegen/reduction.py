@@ -781,10 +781,7 @@ class _Gen:
         or computed from the position (the offset into its contiguous stand-in)."""
         t = self.gi_node[nm]
         if t in self.g.positions:
-            lines = [f"{ind}gp_{tag} = {at}"]
-            more, value = position_lines(self.g.positions[t], f"gp_{tag}", tag,
-                                         dict(self.sc_name), ind)
-            lines += more
+            lines, value = self._computed(t, at, tag, ind)
         else:
             lines, value = [], f"tl.load({self.op_of[(t, nm)].ptr} + {at}, mask={mask}, other=0)"
         return lines + [f"{ind}if IDX64:", f"{ind}    giv_{tag} = {value}.to(tl.int64)",
@@ -795,12 +792,15 @@ class _Gen:
         """Position value ``t`` at each element of a chunk into ``vals``: computed from the
         element's offset into its contiguous stand-in (``vs{k}``, viewed over the domain)."""
         nm = self.op_of[(t, "pv")].name
-        lines = self._roff(nm, sfx, ind)
-        lines.append(f"{ind}gp_{nm}{sfx} = koff_{nm} + roff_{nm}{sfx}")
-        more, value = position_lines(self.g.positions[t], f"gp_{nm}{sfx}", nm + sfx,
-                                     dict(self.sc_name), ind)
-        vals[t] = value
-        return lines + more
+        more, vals[t] = self._computed(t, f"koff_{nm} + roff_{nm}{sfx}", nm + sfx, ind)
+        return self._roff(nm, sfx, ind) + more
+
+    def _computed(self, t: fx.Node, at: str, tag: str, ind: str) -> tuple[list[str], str]:
+        """Lines computing position value ``t`` at offsets ``at`` into its stand-in, and
+        the expression of the value."""
+        lines, value = position_lines(self.g.positions[t], f"gp_{tag}", tag,
+                                      dict(self.sc_name), ind)
+        return [f"{ind}gp_{tag} = {at}", *lines], value
 
     def _row_indices(self, ind: str) -> list[str]:
         """Index views constant along the reduced dims: once per row, before the passes."""
