@@ -102,6 +102,8 @@ def main() -> None:
                          | {"curve": t.history} for t in gen.tunings],
                 ranked=[vars(r) for r in gen.ranked],
             )
+            if j.verdict.get("traceback"):  # a judge error: its cause, for runs far away
+                row["traceback"] = j.verdict["traceback"][-2000:]
         except Exception as exc:  # recorded, the suite goes on
             row.update(correct=False, reason="generate-error",
                        detail=f"{type(exc).__name__}: {exc}"[:300],

@@ -187,6 +187,9 @@ def test_eager_path_kept_where_the_kernel_loses(write, tmp_path):
     gen = generate(write("pw.py", POINTWISE), opts)
     assert calls and all(not c.kept for c in gen.choices if c.group >= 0)
     assert not gen.kernels  # the full-size variant keeps PyTorch's path
+    # with no kernel left, the problem's own forward runs (not a replay of its ops), untimed
+    assert "None,  # the problem's own forward" in gen.module_path.read_text()
+    assert all(c.group >= 0 for c in gen.choices)
     report = gen.report_path.read_text()
     assert "eager path kept" in report and "| eager |" in report
     assert gen.judge.correct, gen.judge.detail
