@@ -48,6 +48,8 @@ def main() -> None:
     ap.add_argument("--gpus", type=int, default=1, help="GPUs to spread the shards over")
     ap.add_argument("--per-gpu", type=int, default=1,
                     help="shards per GPU; they share it, each timing with it alone")
+    ap.add_argument("--first", nargs="*", default=(),
+                    help="these problems before the others (a run cut short has them)")
     ap.add_argument("--mixed", action="store_true",
                     help="a fixed mixed order (families interleaved) instead of by name")
     ap.add_argument("--deadline", type=float, default=None,
@@ -63,6 +65,7 @@ def main() -> None:
         files = [f for f in files if f.stem in args.only]
     if args.mixed:  # a cut-short run still covers every family
         files.sort(key=lambda f: hashlib.sha1(f.stem.encode()).hexdigest())
+    files.sort(key=lambda f: f.stem not in args.first)  # stable: the order otherwise kept
     results = args.results or args.out / "results.jsonl"
     results.parent.mkdir(parents=True, exist_ok=True)
     if args.gpus * args.per_gpu > 1:
