@@ -351,3 +351,28 @@ def test_train_mode_batchnorm_updates_running_stats_in_its_reduction(write,
                          timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip() == "state matches", run.stdout
+
+
+def test_short_rows_are_not_split_on_a_gpu():
+    """A row of 16384 values is one program on a GPU (a second launch costs more host time
+    than the split saves); long rows still split, and the interpreter splits short rows so
+    the split path stays tested without a GPU."""
+    from types import SimpleNamespace
+
+    from kernelcraft.codegen import runtime
+    from kernelcraft.codegen.reduction import _policy
+
+    class Gpu:  # a device as the wrappers see it, with its SM count known
+        type = "cuda"
+
+    gpu = Gpu()
+    runtime._KC_SMS[gpu] = 132
+    try:
+        policy = _policy()
+        assert runtime._kc_row_split(1, 16384, 1, 8192, gpu, policy) == (1, 16384)
+        split, chunk = runtime._kc_row_split(1, 1 << 22, 1, 8192, gpu, policy)
+        assert split > 1 and split * chunk >= 1 << 22
+        assert runtime._kc_row_split(1, 16384, 1, 4096, SimpleNamespace(type="cpu"),
+                                     policy)[0] > 1
+    finally:
+        del runtime._KC_SMS[gpu]

@@ -99,6 +99,10 @@ ARG_TILE = 512
 #: on the H200) are read again from the L2, where the second exp per element costs more
 ONLINE_SOFTMAX_MIN_R = 65536
 SPLIT_WAVES = 4  # one-pass groups split R until about this many programs per SM exist
+#: rows shorter than this are not split on a GPU: one program walks 128 KB of fp32 in a few
+#: microseconds, about what the combine kernel takes, and the second launch costs more host
+#: time than that (a cross entropy's count and mean over 16384 targets: 4 launches, not 2)
+SPLIT_MIN_R = 32768
 MAX_SPLIT = 1024
 CPU_SMS = 4  # the interpreter's pretend SM count (so small-K groups split there too)
 
@@ -1296,7 +1300,7 @@ def _policy(lanes: int = 1) -> dict[str, int]:
             "GPU_BLOCK_R": GPU_BLOCK_R, "GPU_BLOCK_K_COLUMNS": GPU_BLOCK_K_COLUMNS,
             "GPU_BLOCK_K_COLUMNS_MIN": GPU_BLOCK_K_COLUMNS_MIN,
             "GPU_PERSIST_TILE": GPU_PERSIST_TILE, "SPLIT_WAVES": SPLIT_WAVES,
-            "MAX_SPLIT": MAX_SPLIT, "CPU_SMS": CPU_SMS}
+            "SPLIT_MIN_R": SPLIT_MIN_R, "MAX_SPLIT": MAX_SPLIT, "CPU_SMS": CPU_SMS}
 
 
 def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
@@ -1322,6 +1326,7 @@ def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
     # the runtime asks the device for its SM count; here the target's
     policy = {**_group_policy(an), "CPU_SMS": sms}
     bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, policy)
-    split, _ = _kc_row_split(K, R, bk, br, SimpleNamespace(type="cpu"), policy)
+    split = 1 if R < SPLIT_MIN_R else _kc_row_split(K, R, bk, br, SimpleNamespace(type="cpu"),
+                                                    policy)[0]
     return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
             "one_chunk": br >= R, "split": split}

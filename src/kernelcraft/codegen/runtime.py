@@ -520,8 +520,10 @@ def _kc_row_split(K, R, bk, br, dev, policy):
     """(split, rchunk): how many programs share each row's R, and the R extent of each."""
     if br >= R:
         return 1, R
-    if dev.type == "cpu":
+    if dev.type == "cpu":  # the interpreter splits short rows too (the path stays tested)
         sms = policy["CPU_SMS"]
+    elif R < policy.get("SPLIT_MIN_R", 0):
+        return 1, R
     else:
         if dev not in _KC_SMS:
             _KC_SMS[dev] = torch.cuda.get_device_properties(dev).multi_processor_count
