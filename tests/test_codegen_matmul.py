@@ -89,6 +89,32 @@ def test_bmm_scale(write: Any, tmp_path: Path) -> None:
     assert "tl.program_id(1)" in k.source
 
 
+DECAY_WINDOW = """
+    import torch, torch.nn as nn
+    class Model(nn.Module):
+        def __init__(self, d_in, d_out):
+            super().__init__()
+            self.fc = nn.Linear(d_in, d_out)
+            self.rate = nn.Parameter(torch.linspace(0.5, 2.0, d_out))
+        def forward(self, x, t):
+            # t: [L, 1] positions; -t is computed on its own shape, then broadcast
+            return self.fc(x) * torch.exp(-t * self.rate.abs())
+    length, d_in, d_out = 67, 13, 37
+    def get_inputs(): return [torch.randn(length, d_in), torch.rand(length, 1)]
+    def get_init_inputs(): return [d_in, d_out]
+"""
+
+
+def test_epilogue_node_on_a_broadcast_shape(write: Any, tmp_path: Path) -> None:
+    """A pointwise node of the epilogue on a smaller shape that broadcasts to the output
+    ([L, 1] here) is computed on the tile from its broadcast loads: the matmul stays a
+    kernel (it was left to PyTorch whole)."""
+    gen = _judged(write, tmp_path, "decay_window", DECAY_WINDOW)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    (g,) = [g for g in gen.plan.groups if g.kind == "matmul"]
+    assert {"neg", "exp"} <= {str(n.target).split(".")[-2] for n in g.nodes}
+
+
 # ------------------------------------------------------------------ cross-compile
 def _matmul_launch(path: Path, tmp_path: Path) -> tuple[Any, Any, dict[str, Any], Any]:
     """Emit the problem's first matmul group as a module, run its wrapper on CPU tensors

@@ -7,6 +7,7 @@ the Python wrapper coalesces dimensions first, so a contiguous tensor costs one 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.ops import POINTWISE, TL_DTYPE, is_pointwise, literal, op_name
-from kernelcraft.plan import inline_constant, is_tensor_node, shape_key, val
+from kernelcraft.plan import broadcasts_to, inline_constant, is_tensor_node, shape_key, val
 
 #: Largest rank of a domain after coalescing that the kernels index (more is rare).
 MAX_RANK = 6
@@ -119,16 +120,22 @@ def emit_epilogue(body: list[str], anchor: fx.Node, epilogue: list[fx.Node],
             body.append(store(n, out_id[n]))
 
 
-def check_epilogue(n: fx.Node, shape: tuple[Any, ...], anchor: str) -> None:
+def check_epilogue(n: fx.Node, shape: tuple[Any, ...], anchor: str,
+                   outputs: Collection[fx.Node] = ()) -> None:
     """Raise NotImplementedError unless ``n`` can be a node of a tile epilogue on the output
     ``shape`` of the ``anchor`` ("matmul", "convolution"): a pointwise op on that shape, or
-    a literal the epilogue computes in place (any shape)."""
+    on a shape that broadcasts to it when only the epilogue reads it (the tile computes it
+    from its operands' broadcast loads: a decay window ``exp(-t * rate)`` of a [L, 1]
+    position column), or a literal the epilogue computes in place (any shape)."""
     if inline_constant(n):
         return
     if n.op != "call_function" or not is_pointwise(n.target):
         raise NotImplementedError(f"epilogue node {n.name} is not a pointwise op")
     v = val(n)
-    if not isinstance(v, torch.Tensor) or shape_key(v.shape) != shape_key(shape):
+    if not isinstance(v, torch.Tensor):
+        raise NotImplementedError(f"epilogue node {n.name} is not a tensor")
+    mine, out = shape_key(v.shape), shape_key(shape)
+    if mine != out and (n in outputs or not broadcasts_to(mine, out)):
         raise NotImplementedError(f"epilogue node {n.name} is not on the {anchor}'s output "
                                   "shape")
     if v.dtype not in TL_DTYPE:

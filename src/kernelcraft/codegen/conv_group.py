@@ -196,7 +196,7 @@ def emit_conv(g: Group, target: Any = None) -> KernelSource:
     members = set(g.nodes)
     epilogue = [m for m in g.nodes if m is not n]
     for m in epilogue:
-        check_epilogue(m, shape, "convolution")
+        check_epilogue(m, shape, "convolution", g.outputs)
         for a in m.all_input_nodes:
             if a not in members and is_tensor_node(a) and val(a).dim() > len(shape):
                 raise NotImplementedError(f"epilogue input {a.name} has a higher rank")

@@ -139,7 +139,7 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     members = set(g.nodes)
     epilogue = [n for n in g.nodes if n is not anchor]
     for n in epilogue:
-        check_epilogue(n, shape, "matmul")
+        check_epilogue(n, shape, "matmul", g.outputs)
         for x in n.all_input_nodes:
             if x in members:
                 continue
