@@ -530,3 +530,27 @@ def test_bilinear_autocast_and_take_along_dim_capture_as_kernels(write, tmp_path
     assert gen.judge.correct, gen.judge.detail
     assert not gen.extern_reasons, gen.extern_reasons
     assert not any(v.guard for v in gen.variants), [v.guard for v in gen.variants]
+
+
+ONE_HOTS = (
+    HEADER
+    + """
+class Model(nn.Module):
+    def forward(self, logits, src):
+        # straight-through hard one-hot over channels; one scattered value per row
+        y = logits.softmax(1)
+        hard = torch.zeros_like(y).scatter_(1, y.argmax(1, keepdim=True), 1.0)
+        rows = torch.full_like(src, -1.0).scatter(-1, src.argmin(-1, keepdim=True),
+                                                  src.amin(-1, keepdim=True) * 2)
+        return hard - y.detach() + y, rows
+
+def get_inputs(): return [torch.randn(4, 64, 16, 16), torch.randn(300, 70)]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_scatters_of_one_index_per_line_are_kernels(write, tmp_path):
+    gen = _generate(write, tmp_path, "one_hots.py", ONE_HOTS)
+    assert gen.judge.correct, gen.judge.detail
+    assert not gen.extern_reasons, gen.extern_reasons

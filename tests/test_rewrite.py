@@ -433,3 +433,33 @@ def test_ops_on_reshapes_of_one_shape_follow_the_reshape() -> None:
     kinds = [g.kind for g in plan.groups if g.kind not in ("glue", "merged")]
     assert kinds.count("pointwise") == 1  # the norm with SiLU and the scale; the residual add
     assert kinds.count("reduction") == 2  # (and the mean)
+
+
+class _HardOneHot(nn.Module):
+    """Straight-through hard one-hot of an argmax (dim 1 of a map), a scattered row of
+    values (last dim), and a scatter with two indices per line (not rewritten)."""
+
+    def forward(self, logits, src, idx2):
+        y = logits.softmax(1)
+        hard = torch.zeros_like(y).scatter_(1, y.argmax(1, keepdim=True), 1.0)
+        rows = torch.full_like(src, -1.0).scatter(-1, src.argmin(-1, keepdim=True),
+                                                  src.amin(-1, keepdim=True) * 2)
+        two = torch.zeros_like(src).scatter(1, idx2, 3.0)
+        return hard - y.detach() + y, rows, two
+
+
+def test_scatters_of_one_index_per_line_become_a_where() -> None:
+    from kernelcraft.rewrite import scatter_lines
+
+    inputs = [torch.randn(2, 7, 3, 5), torch.randn(6, 9),
+              torch.tensor([[0, 3]] * 5 + [[8, 8]])]
+    model = _HardOneHot()
+    c = capture(model, inputs)
+    assert scatter_lines(c.gm) == 2  # the two-index scatter stays
+    names = [op_name(n.target) for n in c.gm.graph.nodes if n.op == "call_function"]
+    assert names.count("scatter") == 1 and names.count("arange") == 2
+    for got, want in zip(_run(c, model, inputs), model(*inputs), strict=True):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+    plan = build_plan(capture(model, inputs).gm)
+    externs = [g.describe() for g in plan.groups if g.kind == "extern"]
+    assert externs == ["scatter"], externs

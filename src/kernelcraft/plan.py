@@ -99,6 +99,9 @@ class FusionOptions:
     #: a gather of a gather on other dims as one gather (``rewrite.merge_gathers``:
     #: ``torch.roll`` over two dims reads its source once, in the kernel that uses it)
     merge_gathers: bool = True
+    #: ``scatter`` of one value per line (the one-hot of an argmax) as a ``where`` of the
+    #: element's index (``rewrite.scatter_lines``): a pointwise op, fused
+    scatter_lines: bool = True
     #: ``x + zeros.index_add(...)`` as ``x.index_add(...)`` (``rewrite.fold_scatter_bases``):
     #: the scatter adds into a copy of x, no zero fill and no pass adding the two
     fold_scatter_bases: bool = True
@@ -432,6 +435,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import merge_gathers
 
         merge_gathers(gm)
+    if opts.scatter_lines:
+        from kernelcraft.rewrite import scatter_lines
+
+        scatter_lines(gm)
     if opts.fold_scatter_bases:
         from kernelcraft.rewrite import fold_scatter_bases
 

@@ -70,6 +70,13 @@ element is the one nonzero product the matmul would sum with zeros (the same rou
 n^2 work instead of n^3 and no n x n matrix. Only non-finite values of ``b`` differ: the
 matmul also multiplied them by the zeros (0 * inf = NaN across the row).
 
+``scatter_lines``: ``scatter(base, d, idx, v)`` (a value, or a tensor of ``idx``'s shape)
+with one index per line along ``d`` (``idx`` of extent 1 there, the base's elsewhere) becomes
+``where(idx == i_d, v, base)``, ``i_d`` the element's index along ``d``: the one-hot of an
+argmax (``zeros_like(y).scatter_(1, y.argmax(1, keepdim=True), 1.0)``, straight-through
+Gumbel-softmax, hard attention) is then a pointwise op fused with its neighbours, where it
+ran in PyTorch (a fill and a scatter, each a pass).
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -639,6 +646,55 @@ def lift_cat_pieces(gm: fx.GraphModule) -> int:
             if not p.users:
                 graph.erase_node(p)
         count += len(lifted)
+    if count:
+        gm.recompile()
+    return count
+
+
+def scatter_lines(gm: fx.GraphModule) -> int:
+    """``scatter(base, d, idx, v)`` with one index per line as ``where(idx == i_d, v, base)``
+    (see the module docstring); returns the number rewritten."""
+    from torch._guards import detect_fake_mode
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if not (n.op == "call_function" and op_name(n.target) == "scatter"
+                and len(n.args) == 4 and not n.kwargs):
+            continue
+        base, dim, idx, v = n.args
+        if not (is_tensor_node(base) and is_tensor_node(idx) and isinstance(dim, int)
+                and val(idx).dtype == torch.int64 and val(base).dim() == val(idx).dim() >= 1):
+            continue
+        rank = val(base).dim()
+        dim %= rank
+        bshape, ishape = shape_key(val(base).shape), shape_key(val(idx).shape)
+        if ishape[dim] != "1" or any(ishape[d] != bshape[d] for d in range(rank) if d != dim):
+            continue
+        if isinstance(v, fx.Node):
+            if not (is_tensor_node(v) and shape_key(val(v).shape) == ishape
+                    and val(v).dtype == val(base).dtype):
+                continue
+        elif not isinstance(v, (int, float, bool)):
+            continue
+        insert = _inserter(graph, detect_fake_mode([val(n)]))
+        with graph.inserting_before(n):
+            size = val(base).shape[dim]
+            if not isinstance(size, int):
+                size = insert(torch.ops.aten.sym_size.int, (base, dim))
+            pos = insert(torch.ops.aten.arange.default, (size,),
+                         {"dtype": torch.int64, "device": val(base).device})
+            pos = insert(torch.ops.aten.view.default,
+                         (pos, [size if d == dim else 1 for d in range(rank)]))
+            hit = insert(torch.ops.aten.eq.Tensor, (idx, pos))
+            if not isinstance(v, fx.Node):
+                v = insert(torch.ops.aten.scalar_tensor.default, (v,),
+                           {"dtype": val(base).dtype, "device": val(base).device})
+            out = insert(torch.ops.aten.where.self, (hit, v, base))
+        out.meta = {**n.meta, "val": out.meta["val"]}
+        n.replace_all_uses_with(out)
+        graph.erase_node(n)
+        count += 1
     if count:
         gm.recompile()
     return count
