@@ -478,8 +478,9 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
 
         sink_gathers(gm)
     if opts.inline_constants:
-        from kernelcraft.rewrite import split_constants
+        from kernelcraft.rewrite import literal_fills, split_constants
 
+        literal_fills(gm)
         split_constants(gm)
     groups: list[Group] = []
     group_of: dict[fx.Node, Group] = {}

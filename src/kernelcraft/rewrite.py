@@ -77,6 +77,10 @@ argmax (``zeros_like(y).scatter_(1, y.argmax(1, keepdim=True), 1.0)``, straight-
 Gumbel-softmax, hard attention) is then a pointwise op fused with its neighbours, where it
 ran in PyTorch (a fill and a scatter, each a pass).
 
+``literal_fills``: ``full_like(x, v)`` read only by pointwise ops whose other operands
+already give the result its shape and dtype becomes a literal ``scalar_tensor(v)`` per
+reader, computed in place by the reader's kernel (no fill written out and read back).
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -190,6 +194,71 @@ def drop_expands(gm: fx.GraphModule, keep: set[fx.Node] | None = None) -> int:
     if made:
         gm.recompile()
     return made
+
+
+def literal_fills(gm: fx.GraphModule) -> int:
+    """``full_like(x, v)`` (``zeros_like``, ``ones_like``) read only by pointwise ops whose
+    other operands already give the result its shape and dtype, as a literal 0-d
+    ``scalar_tensor(v)`` per reader: the reader's kernel computes it in place
+    (``plan.inline_constant``) instead of a kernel writing the fill out for it to read back
+    (a one-hot's zeros, a ``where``'s fill). Returns the number of readers changed."""
+    from torch._guards import detect_fake_mode
+
+    changed = 0
+    for n in list(gm.graph.nodes):
+        if not (n.op == "call_function" and op_name(n.target) == "full_like"
+                and len(n.args) == 2 and isinstance(n.args[1], (int, float, bool))
+                and not set(n.kwargs) - {"dtype", "layout", "device", "pin_memory",
+                                         "memory_format"}
+                and n.kwargs.get("layout") in (None, torch.strided) and n.users
+                and all(_fill_reader(u, n) or _size_of(u) for u in n.users)):
+            continue
+        insert = _inserter(gm.graph, detect_fake_mode([val(n)]))
+        for u in list(n.users):
+            if _size_of(u):  # the fill's sizes are its model's (``x`` of ``full_like(x)``)
+                u.replace_input_with(n, n.args[0])
+                continue
+            with gm.graph.inserting_before(u):
+                lit = insert(torch.ops.aten.scalar_tensor.default, (n.args[1],),
+                             {"dtype": val(n).dtype, "device": val(n).device})
+            u.replace_input_with(n, lit)
+            changed += 1
+        gm.graph.erase_node(n)
+    if changed:
+        gm.recompile()
+    return changed
+
+
+def _size_of(u: fx.Node) -> bool:
+    return u.op == "call_function" and op_name(u.target) == "sym_size"
+
+
+def _fill_reader(u: fx.Node, fill: fx.Node) -> bool:
+    """Whether pointwise ``u`` computes the same with ``fill`` as a 0-d tensor: its other
+    operands broadcast to the fill's shape and share its dtype (a 0-d tensor would not take
+    part in type promotion alike); ``where``'s condition is exempt."""
+    if not (u.op == "call_function" and is_pointwise(u.target) and _simple_pointwise(u)
+            and is_tensor_node(u) and not piecewise_load(u)):
+        return False
+    shape = shape_key(val(fill).shape)
+    if shape_key(val(u).shape) != shape:
+        return False
+    cond = u.args[0] if op_name(u.target) == "where" else None
+    others = [a for a in u.all_input_nodes if a is not fill and is_tensor_node(a)]
+    if any(a is not cond and val(a).dtype != val(fill).dtype for a in others):
+        return False
+    rank = len(shape)
+    full = ["1"] * rank
+    for a in others:
+        s = shape_key(val(a).shape)
+        if len(s) > rank:
+            return False
+        for d, size in enumerate(s, start=rank - len(s)):
+            if size != "1":
+                if full[d] not in ("1", size):
+                    return False
+                full[d] = size
+    return tuple(full) == shape
 
 
 def split_constants(gm: fx.GraphModule) -> int:
