@@ -115,6 +115,29 @@ def test_epilogue_node_on_a_broadcast_shape(write: Any, tmp_path: Path) -> None:
     assert {"neg", "exp"} <= {str(n.target).split(".")[-2] for n in g.nodes}
 
 
+LEARNED_SCALE = """
+    import torch, torch.nn as nn, torch.nn.functional as F
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.logit_scale = nn.Parameter(torch.tensor(2.6592))
+        def forward(self, img, txt):
+            return F.normalize(img, dim=-1) @ F.normalize(txt, dim=-1).t() * self.logit_scale.exp()
+    n, d = 45, 24
+    def get_inputs(): return [torch.randn(n, d), torch.randn(n + 3, d)]
+    def get_init_inputs(): return []
+"""
+
+
+def test_a_learned_scalar_is_computed_in_the_epilogue(write: Any, tmp_path: Path) -> None:
+    """``logit_scale.exp()`` (one value) joins the matmul's epilogue: no launch of its own."""
+    gen = _judged(write, tmp_path, "learned_scale", LEARNED_SCALE)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    (g,) = [g for g in gen.plan.groups if g.kind == "matmul"]
+    assert "exp" in {str(n.target).split(".")[-2] for n in g.nodes}
+    assert len(gen.kernels) == 3  # the two normalisations and the matmul
+
+
 # ------------------------------------------------------------------ cross-compile
 def _matmul_launch(path: Path, tmp_path: Path) -> tuple[Any, Any, dict[str, Any], Any]:
     """Emit the problem's first matmul group as a module, run its wrapper on CPU tensors

@@ -694,7 +694,7 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         # kernel (a lerp weight's where/sub pair) qualifies only once all of them joined it
         for g in list(groups):
             for n in list(g.nodes):
-                if g.kind in ("pointwise", "reduction"):
+                if g.kind in ("pointwise", "reduction", "matmul", "conv"):
                     _absorb_broadcast_producers(n, g, groups, group_of)
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
     if opts.compute_positions:
@@ -817,16 +817,20 @@ def _absorb_broadcast_producers(n: fx.Node, g: Group, groups: list[Group],
     """A pointwise group on a smaller, broadcast shape (``~mask`` of a [B, 1, K] key
     padding mask, ``gamma.exp()`` of a [C, 1, 1] parameter) whose values only ``n`` and
     the rest of n's group read is recomputed in n's group, its inputs read broadcast there:
-    no launch, no buffer."""
-    if g.kind not in ("pointwise", "reduction"):
+    no launch, no buffer. Matmul and convolution epilogues take such groups too (CLIP's
+    ``logit_scale.exp()``: a launch for one value, before)."""
+    if g.kind not in ("pointwise", "reduction", "matmul", "conv"):
         return
     shape = shape_key(val(n).shape)
-    if g.kind == "pointwise" and shape != g.domain:
+    if g.kind != "reduction" and shape != g.domain:
         return
+    tile = g.kind in ("matmul", "conv")  # an epilogue: no loads, no positions
     for a in n.all_input_nodes:
         h = group_of.get(a)
         if (h is None or h is g or h.kind != "pointwise"
                 or not broadcasts_to(h.domain, shape)):
+            continue
+        if tile and (_has_gather(h) or h.positions or any(is_arange(m) for m in h.nodes)):
             continue
         if (_has_gather(g) or _has_gather(h)) and not (
                 g.kind == "pointwise" and _gather_safe([g, h])
