@@ -466,3 +466,16 @@ def test_scatters_of_one_index_per_line_become_a_where() -> None:
     # the fills the wheres read are literals in their kernels, not kernels of their own
     fills = [g for g in plan.kernels if any(op_name(n.target) == "full_like" for n in g.nodes)]
     assert len(fills) == 1 and fills[0].kind == "pointwise", fills  # the scatter's base
+
+
+class _CosineEmbedding(nn.Module):
+    def forward(self, a, b, y):
+        return F.cosine_embedding_loss(a, b, y, margin=0.2)
+
+
+def test_fills_sized_by_an_empty_tensor_leave_no_allocation() -> None:
+    """cosine_embedding_loss fills ``full_like(empty_permuted(...))``: the fill becomes a
+    literal and the allocation that only gave it its sizes goes (it stayed as an extern)."""
+    inputs = [torch.randn(6, 5), torch.randn(6, 5), torch.tensor([1, -1, 1, 1, -1, -1.0])]
+    plan = build_plan(capture(_CosineEmbedding(), inputs).gm)
+    assert not [g.describe() for g in plan.groups if g.kind == "extern"]

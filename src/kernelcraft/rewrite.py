@@ -223,7 +223,11 @@ def literal_fills(gm: fx.GraphModule) -> int:
                              {"dtype": val(n).dtype, "device": val(n).device})
             u.replace_input_with(n, lit)
             changed += 1
+        like = n.args[0]
         gm.graph.erase_node(n)
+        if (isinstance(like, fx.Node) and not like.users and like.op == "call_function"
+                and op_name(like.target) in ("empty", "empty_like", "empty_permuted")):
+            gm.graph.erase_node(like)  # an allocation that only gave the fill its sizes
     if changed:
         gm.recompile()
     return changed
