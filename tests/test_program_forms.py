@@ -554,3 +554,30 @@ def test_scatters_of_one_index_per_line_are_kernels(write, tmp_path):
     gen = _generate(write, tmp_path, "one_hots.py", ONE_HOTS)
     assert gen.judge.correct, gen.judge.detail
     assert not gen.extern_reasons, gen.extern_reasons
+
+
+TWO_BATCHES = (
+    HEADER
+    + """
+class Model(nn.Module):
+    def forward(self, a, b):
+        # the sizes of a and b are required equal only through the eye of twice a's batch
+        z = torch.cat([a, b], dim=0)
+        sim = z @ z.t()
+        n = a.shape[0]
+        eye = torch.eye(2 * n, dtype=torch.bool, device=sim.device)
+        return sim.masked_fill(eye, float("-inf")).log_softmax(-1)
+
+def get_inputs(): return [torch.randn(24, 16), torch.randn(24, 16)]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_sizes_required_equal_are_one_size(write, tmp_path):
+    """``s57 + s9`` rows and ``2*s9`` rows are one size once the capture's guard is solved:
+    the masked log-softmax is a reduction kernel (it was left to PyTorch)."""
+    gen = _generate(write, tmp_path, "two_batches.py", TWO_BATCHES)
+    assert gen.judge.correct, gen.judge.detail
+    assert any(g.kind == "reduction" for g in gen.plan.groups)
+    assert all("amax" not in g.describe() for g in gen.plan.groups if g.kind == "extern")

@@ -416,6 +416,7 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
     except Exception as exc:  # noqa: BLE001
         raise InputError(f"{name}: cannot decompose the program: {_where(exc)}") from exc
     _drop_metadata_asserts(ep.graph_module)
+    unify_sizes(ep.graph_module)
     sig = ep.graph_signature
     param_of = dict(sig.inputs_to_parameters)
     param_of.update(sig.inputs_to_buffers)
@@ -449,6 +450,46 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         example_inputs=list(inputs),
         constants=set(lifted),
     )
+
+
+def unify_sizes(gm: torch.fx.GraphModule) -> None:
+    """Sizes the program requires equal as one size for the planner (``plan.shape_key``).
+
+    Export gives each input dim its own symbol and records what the program requires of
+    them as guards; a simple symbol-for-symbol equality becomes a replacement, but one
+    like ``s57 + s9 == 2*s9`` (a cat of two batches masked by an eye of twice one batch:
+    SimCLR's similarity matrix) stays a guard, and the two spellings of one size kept the
+    masked log-softmax from being a reduction kernel. Each linear equality is solved for
+    its newest symbol; the substitutions live on the shape environment."""
+    import sympy
+
+    env = None
+    for n in gm.graph.nodes:
+        v = n.meta.get("val")
+        for s in (v.shape if isinstance(v, torch.Tensor) else ()):
+            if isinstance(s, torch.SymInt):
+                env = s.node.shape_env
+                break
+        if env is not None:
+            break
+    if env is None:
+        return
+    subs: dict[Any, Any] = {}
+    for guard in env.guards:
+        e = guard.expr
+        if not isinstance(e, sympy.Eq):
+            continue
+        diff = sympy.expand((e.lhs - e.rhs).xreplace(subs))
+        free = sorted(diff.free_symbols, key=lambda x: (len(str(x)), str(x)))
+        if (len(free) < 2 or not diff.is_polynomial(*free)
+                or sympy.Poly(diff, *free).total_degree() != 1):
+            continue  # a size fixed to a number, or not linear: left as it is
+        newest = free[-1]
+        sol = sympy.solve(diff, newest)
+        if len(sol) == 1 and all(c.is_integer for c in sympy.Poly(sol[0], *free[:-1]).coeffs()):
+            subs = {k: v.xreplace({newest: sol[0]}) for k, v in subs.items()}
+            subs[newest] = sol[0]
+    env.kc_equal_sizes = subs
 
 
 def _drop_metadata_asserts(gm: torch.fx.GraphModule) -> None:

@@ -187,7 +187,17 @@ def is_tensor_node(n: Any) -> bool:
 
 
 def shape_key(shape: Any) -> tuple[str, ...]:
-    return tuple(str(s) for s in shape)
+    return tuple(_size_key(s) for s in shape)
+
+
+def _size_key(s: Any) -> str:
+    """A size as text; symbolic sizes after the capture's equalities
+    (``capture.unify_sizes``), so that sizes the program requires equal compare equal."""
+    if isinstance(s, torch.SymInt):
+        subs = getattr(s.node.shape_env, "kc_equal_sizes", None)
+        if subs:
+            return str(s.node.expr.xreplace(subs).expand())
+    return str(s)
 
 
 def reduction_dims(n: fx.Node) -> tuple[tuple[int, ...], bool]:
