@@ -89,3 +89,30 @@ def test_generated_layout_pairs(tmp_path):
     (gen / "softmax" / "kernel.py").write_text("class ModelNew: pass\n")
     pairs, missing = find_pairs(probs, gen)
     assert [p.candidate for p in pairs] == [gen / "softmax" / "kernel.py"] and not missing
+
+
+def test_roofline_of_a_model_expanding_a_parameter():
+    """The judge counts FLOPs under no_grad; a view of a parameter made there (latents
+    expanded over the batch, passed to a submodule) requires grad without a grad function,
+    and the FLOP counter's module tracker failed on it: "Expected gradient function to be
+    set" (seen on the GPU only, where the roofline runs)."""
+    import torch
+    import torch.nn as nn
+
+    from kernelcraft.measure.worker import roofline
+
+    class Latents(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.latents = nn.Parameter(torch.randn(4, 8))
+            self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, x):
+            q = self.latents.unsqueeze(0).expand(x.shape[0], -1, -1)
+            return self.attn(q, x, x, need_weights=False)[0]
+
+    model = Latents()
+    with torch.no_grad():
+        roof = roofline(model, [torch.randn(3, 5, 8)], "fp32", "sm_90")
+    assert roof["flops"] > 0 and roof["bytes"] > 0
+    assert all(p.requires_grad for p in model.parameters())  # restored

@@ -170,8 +170,18 @@ def roofline(model: Any, inputs: list[Any], mode: str, target_name: str | None) 
 
     from kernelcraft import target as targets
 
-    with FlopCounterMode(display=False) as counter:
-        out = model(*inputs)
+    # the counter's module tracker hooks every tensor argument that requires grad; a view of
+    # a parameter made under no_grad requires grad with no grad function (a Perceiver's
+    # latents expanded over the batch), and the hook fails on it: parameters are frozen here
+    frozen = [p for p in model.parameters() if p.requires_grad]
+    try:
+        for p in frozen:
+            p.requires_grad_(False)
+        with FlopCounterMode(display=False) as counter:
+            out = model(*inputs)
+    finally:
+        for p in frozen:
+            p.requires_grad_(True)
     flops = counter.get_total_flops()
     tensors = [x for x in inputs if isinstance(x, torch.Tensor)]
     tensors += list(model.parameters()) + list(model.buffers())
