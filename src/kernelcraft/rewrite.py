@@ -217,6 +217,7 @@ def literal_fills(gm: fx.GraphModule) -> int:
         for u in list(n.users):
             if _size_of(u):  # the fill's sizes are its model's (``x`` of ``full_like(x)``)
                 u.replace_input_with(n, n.args[0])
+                changed += 1
                 continue
             with gm.graph.inserting_before(u):
                 lit = insert(torch.ops.aten.scalar_tensor.default, (n.args[1],),
