@@ -374,5 +374,8 @@ def test_short_rows_are_not_split_on_a_gpu():
         assert split > 1 and split * chunk >= 1 << 22
         assert runtime._kc_row_split(1, 16384, 1, 4096, SimpleNamespace(type="cpu"),
                                      policy)[0] > 1
+        # the planner's estimate for a target applies the GPU's rule (one rule, two callers)
+        assert runtime._kc_row_split_on(1, 16384, 1, 8192, 132, True, policy) == (1, 16384)
+        assert runtime._kc_row_split_on(1, 1 << 22, 1, 8192, 132, True, policy) == (split, chunk)
     finally:
         del runtime._KC_SMS[gpu]

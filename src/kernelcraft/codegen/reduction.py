@@ -1305,9 +1305,7 @@ def _policy(lanes: int = 1) -> dict[str, int]:
 
 def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
     """The GPU tile the wrapper would pick at the captured sizes (contiguous layout)."""
-    from types import SimpleNamespace
-
-    from kernelcraft.codegen.runtime import _kc_row_config, _kc_row_split
+    from kernelcraft.codegen.runtime import _kc_row_config, _kc_row_split_on
 
     x = next((r.args[0] for r in an.reds), None)
     try:
@@ -1323,10 +1321,8 @@ def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
             K *= s
     kst = [[1 if (len(sizes) - 1) not in rd else 0]]
     rst = [[1 if (len(sizes) - 1) in rd else 0]]
-    # the runtime asks the device for its SM count; here the target's
-    policy = {**_group_policy(an), "CPU_SMS": sms}
+    policy = _group_policy(an)  # the runtime asks the device for its SM count; here the target's
     bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, policy)
-    split = 1 if R < SPLIT_MIN_R else _kc_row_split(K, R, bk, br, SimpleNamespace(type="cpu"),
-                                                    policy)[0]
+    split = _kc_row_split_on(K, R, bk, br, sms, True, policy)[0]
     return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
             "one_chunk": br >= R, "split": split}

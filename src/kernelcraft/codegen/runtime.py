@@ -520,14 +520,19 @@ def _kc_row_split(K, R, bk, br, dev, policy):
     """(split, rchunk): how many programs share each row's R, and the R extent of each."""
     if br >= R:
         return 1, R
-    if dev.type == "cpu":  # the interpreter splits short rows too (the path stays tested)
-        sms = policy["CPU_SMS"]
-    elif R < policy.get("SPLIT_MIN_R", 0):
+    if dev.type == "cpu":
+        return _kc_row_split_on(K, R, bk, br, policy["CPU_SMS"], False, policy)
+    if dev not in _KC_SMS:
+        _KC_SMS[dev] = torch.cuda.get_device_properties(dev).multi_processor_count
+    return _kc_row_split_on(K, R, bk, br, _KC_SMS[dev], True, policy)
+
+
+def _kc_row_split_on(K, R, bk, br, sms, gpu, policy):
+    """_kc_row_split for ``sms`` multiprocessors; on a GPU short rows stay whole (a second
+    launch costs more host time than the split saves), the interpreter splits them too (the
+    path stays tested)."""
+    if br >= R or (gpu and R < policy.get("SPLIT_MIN_R", 0)):
         return 1, R
-    else:
-        if dev not in _KC_SMS:
-            _KC_SMS[dev] = torch.cuda.get_device_properties(dev).multi_processor_count
-        sms = _KC_SMS[dev]
     want = policy["SPLIT_WAVES"] * sms
     rows = -(-K // bk)
     if 2 * rows >= want:
