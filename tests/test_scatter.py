@@ -223,3 +223,58 @@ def test_a_residual_added_to_a_zero_based_scatter_is_its_base(write, tmp_path):
     assert "donate=True" not in text  # h is the caller's, z is returned
     cases = ["[torch.randn(3, 5), torch.randn(9, 5), torch.randint(0, 3, (9,)), torch.rand(9)]"]
     assert _runs(gen, cases) == {4}
+
+
+REDUCE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, src, dst, h, idx):
+        # max aggregation of transformed neighbours (isolated nodes keep 0), a min into an
+        # input that includes it, a sum without the base, a number written where idx
+        # points (several rows per column: not one index per line), and a mean and a
+        # product, which no atomic takes
+        msg = torch.relu(x[src] * 2.0 - 0.5)
+        index = dst.unsqueeze(1).expand_as(msg)
+        agg = torch.zeros(x.shape[0], x.shape[1], device=x.device)
+        mx = agg.scatter_reduce(0, index, msg, reduce="amax", include_self=False)
+        y = h.tanh()
+        mn = h.scatter_reduce(0, index, -y[src], reduce="amin")
+        sm = h.scatter_reduce(0, index, y[src].exp(), reduce="sum", include_self=False)
+        st = h.scatter(0, idx, 2.5)
+        mean = h.scatter_reduce(0, index, y[src], reduce="mean", include_self=False)
+        prod = h.scatter_reduce(0, index, y[src], reduce="prod")
+        return mx, mn, sm, st, mean, prod
+
+nodes, edges, dim = 30, 200, 12
+def get_inputs():
+    return [torch.randn(nodes, dim), torch.randint(0, nodes, (edges,)),
+            torch.randint(0, nodes, (edges,)), torch.randn(nodes, dim),
+            torch.randint(0, nodes, (5, dim))]
+def get_init_inputs(): return []
+"""
+
+
+def test_scatter_reduce_max_min_sum_and_a_scattered_number(write, tmp_path):
+    gen = generate(write("reduce.py", REDUCE), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    groups = [(g.kind, g.describe()) for g in gen.plan.groups if g.kind != "glue"]
+    scatters = sorted(ops for kind, ops in groups if kind == "scatter")
+    # include_self=False: the identity scattered first, then the reduction (its messages'
+    # gather and ops in the same kernel); the scattered number is a kernel of its own
+    assert scatters.count("scatter") == 3, scatters
+    assert "index, mul, sub, relu, scatter_reduce" in scatters, scatters
+    assert sum(ops.endswith("scatter_reduce") for ops in scatters) == 3, scatters
+    ext = [g.reason for g in gen.plan.groups if g.kind == "extern"]
+    assert sum("scatter_reduce" in r and "mean" in r for r in ext) == 2, ext  # mean, prod
+    text = gen.module_path.read_text()
+    assert text.count("tl.atomic_max(") == 1 and text.count("tl.atomic_min(") == 1
+    # duplicates, negative and -inf messages, an empty edge list
+    cases = ["[torch.randn(4, 3), torch.randint(0, 4, (50,)), torch.zeros(50, dtype=torch.int64),"
+             " torch.randn(4, 3), torch.randint(0, 4, (9, 3))]",
+             "[torch.full((3, 2), -10.0), torch.randint(0, 3, (6,)), torch.randint(0, 3, (6,)),"
+             " torch.randn(3, 2), torch.randint(0, 3, (1, 2))]",
+             "[torch.randn(5, 4), torch.zeros(0, dtype=torch.int64),"
+             " torch.zeros(0, dtype=torch.int64), torch.randn(5, 4),"
+             " torch.zeros(0, 4, dtype=torch.int64)]"]
+    _runs(gen, cases)

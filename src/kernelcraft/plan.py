@@ -105,6 +105,10 @@ class FusionOptions:
     #: ``x + zeros.index_add(...)`` as ``x.index_add(...)`` (``rewrite.fold_scatter_bases``):
     #: the scatter adds into a copy of x, no zero fill and no pass adding the two
     fold_scatter_bases: bool = True
+    #: ``scatter_reduce(..., include_self=False)`` as a scatter of the reduction's identity,
+    #: then the reduction over the base (``rewrite.scatter_reduce_identity``): two atomic
+    #: scatters the template takes (a GNN's max aggregation), not PyTorch's whole op
+    scatter_reduce_identity: bool = True
     #: unit-dim layout detours (einsum's 5-D ``unsqueeze`` / ``permute`` chains around a bmm)
     #: as one permute and the view (``rewrite.fold_unit_layouts``): attention written with
     #: einsum is seen as attention
@@ -295,33 +299,63 @@ _SCATTER_DTYPES = (torch.float32,)
 
 
 def in_place_index(n: fx.Node) -> bool:
-    """``gather`` and ``scatter_add``: one index tensor of the source's rank, which takes
-    the indexed dim's place (the other dims are the element's own)."""
-    return op_name(n.target) in ("gather", "scatter_add")
+    """``gather``, ``scatter_add``, ``scatter_reduce`` and ``scatter``: one index tensor of
+    the source's rank, which takes the indexed dim's place (the other dims are the
+    element's own)."""
+    return op_name(n.target) in ("gather", "scatter_add", "scatter_reduce", "scatter")
 
 
-def scatter_values(n: fx.Node) -> fx.Node:
-    """What a scatter adds (``index_put``'s values, ``scatter_add``'s src)."""
-    return n.args[3] if op_name(n.target) == "scatter_add" else n.args[2]
+def scatter_values(n: fx.Node) -> Any:
+    """What a scatter combines (``index_put``'s values, ``scatter_add``'s src; a number for
+    ``scatter.value``)."""
+    return n.args[3] if in_place_index(n) else n.args[2]
+
+
+#: ``scatter_reduce``'s reductions the template takes, by the atomic each takes
+_SCATTER_REDUCE = {"sum": "add", "amax": "max", "amin": "min"}
+
+
+def scatter_combine(n: fx.Node) -> str:
+    """How a scatter's value meets its target's element: ``add``, ``max`` or ``min`` (an
+    atomic: duplicates combine in any order), or ``set`` (``scatter.value``: every write
+    stores the same number, so duplicates agree)."""
+    name = op_name(n.target)
+    if name == "scatter_reduce":
+        return _SCATTER_REDUCE[n.args[4]]
+    return "set" if name == "scatter" else "add"
 
 
 def scatter_dims(n: Any) -> tuple[int, ...] | None:
     """The base dims a scatter indexes, else None: an accumulating ``index_put`` (integer
     index tensors on adjacent dims, as ``index_add`` and ``x.index_put_(i, v,
-    accumulate=True)`` export) or ``scatter_add`` (src read where its index is). A plain
-    ``index_put`` (duplicates: one write wins) stays extern."""
+    accumulate=True)`` export), ``scatter_add`` and ``scatter_reduce`` of a sum, amax or
+    amin that includes the base (src read where its index is), ``scatter`` of a number. A
+    plain ``index_put`` or ``scatter`` of a tensor (duplicates: one write wins) stays
+    extern, as do ``scatter_reduce`` without the base (``rewrite.scatter_reduce_identity``
+    rewrites it first), of a product or a mean."""
     if not isinstance(n, fx.Node) or n.op != "call_function":
         return None
-    if op_name(n.target) == "scatter_add":
-        base, dim, index, src = n.args[0], n.args[1], n.args[2], n.args[3]
-        if (not is_tensor_node(base) or not is_tensor_node(index) or not is_tensor_node(src)
-                or not isinstance(dim, int) or val(base).dtype not in _SCATTER_DTYPES
-                or val(src).dtype != val(base).dtype
+    name = op_name(n.target)
+    if name in ("scatter_add", "scatter_reduce", "scatter"):
+        if len(n.args) != (5 if name == "scatter_reduce" else 4):
+            return None
+        base, dim, index, src = n.args[:4]
+        if name == "scatter_reduce" and (n.args[4] not in _SCATTER_REDUCE
+                                         or n.kwargs.get("include_self", True) is not True):
+            return None
+        if name == "scatter":
+            if n.kwargs or isinstance(src, bool) or not isinstance(src, (int, float)):
+                return None
+        elif (not is_tensor_node(src) or val(src).dtype != val(base).dtype
+              or val(src).dim() != val(base).dim()):
+            return None
+        if (not is_tensor_node(base) or not is_tensor_node(index) or not isinstance(dim, int)
+                or val(base).dtype not in _SCATTER_DTYPES
                 or val(index).dtype not in (torch.int64, torch.int32)
-                or not val(base).dim() == val(index).dim() == val(src).dim()):
+                or val(base).dim() != val(index).dim()):
             return None
         return (dim % max(val(base).dim(), 1),)
-    if op_name(n.target) != "index_put":
+    if name != "index_put":
         return None
     base, idx, values = n.args[0], n.args[1], n.args[2]
     if (not _accumulates(n) or not is_tensor_node(base) or not is_tensor_node(values)
@@ -449,6 +483,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import scatter_lines
 
         scatter_lines(gm)
+    if opts.scatter_reduce_identity:
+        from kernelcraft.rewrite import scatter_reduce_identity
+
+        scatter_reduce_identity(gm)
     if opts.fold_scatter_bases:
         from kernelcraft.rewrite import fold_scatter_bases
 
@@ -741,8 +779,10 @@ def _scatter_domain(n: fx.Node) -> tuple[str, ...]:
     time: ``index_put`` broadcasts the values, never shrinks them), else the broadcast
     shape. ``scatter_add`` runs over its index (its src may be larger)."""
     full = shape_key(scatter_shape(n))
+    if in_place_index(n):
+        return full
     v = shape_key(val(scatter_values(n)).shape)
-    if (not in_place_index(n) and len(v) == len(full)
+    if (len(v) == len(full)
             and all(a != "1" or b == "1" for a, b in zip(v, full, strict=True))):
         return v
     return full
@@ -1110,6 +1150,11 @@ def _extern_reason(n: fx.Node) -> str:
                 "on adjacent dims")
     if name == "scatter_add":
         return "scatter_add: the scatter template adds float32 values by an integer index"
+    if name == "scatter_reduce":
+        return ("scatter_reduce: the scatter template takes a sum, amax or amin of float32 "
+                "values (a product or a mean has no atomic)")
+    if name == "scatter":
+        return "scatter: a plain scatter of a tensor (among duplicate indices one write wins)"
     if name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
         return (f"{name}: a whole recurrent layer, left to the vendor library's fused "
                 "kernel (unrolled, every step would be separate launches)")

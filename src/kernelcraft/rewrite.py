@@ -49,11 +49,20 @@ the element's index along ``d`` (computed from its position in the kernel): the 
 its sources inside the kernel that reads it, so ``f(a)`` is no longer written out and read
 back (rotate_half's ``cat((-x2, x1))`` in rotary embeddings: one pass over q, not two).
 
-``fold_scatter_bases``: ``add(x, s)`` with ``s`` a scatter (an accumulating ``index_put``,
-``scatter_add``) into a fill of zeros that nothing else reads becomes the scatter into ``x``:
-the sums are the same (the order of the additions is free, as the atomics' is), and the
-zeros are neither written nor read back by a second pass (a mixture-of-experts combine
-added to its residual, a message aggregation added to the node's own features).
+``fold_scatter_bases``: ``add(x, s)`` with ``s`` a scatter that adds (an accumulating
+``index_put``, ``scatter_add``, a sum's ``scatter_reduce``) into a fill of zeros that
+nothing else reads becomes the scatter into ``x``: the sums are the same (the order of the
+additions is free, as the atomics' is), and the zeros are neither written nor read back by
+a second pass (a mixture-of-experts combine added to its residual, a message aggregation
+added to the node's own features).
+
+``scatter_reduce_identity``: ``scatter_reduce(base, d, idx, src, r, include_self=False)``
+(``r`` a sum, amax or amin) becomes ``scatter_reduce(scatter(base, d, idx, e), d, idx, src,
+r)`` with ``e`` the identity of ``r`` (0, -inf, +inf): the indexed elements start from ``e``
+(every write of ``e`` stores the same number, so duplicates agree), the others keep the
+base, as the flag asks. Both are scatters the template takes, atomics instead of PyTorch's
+whole op, and the second takes the messages' computation (a GNN's max aggregation gathers
+and transforms its neighbours' features in the scattering kernel, never storing them).
 
 ``fold_unit_layouts``: a chain of ``unsqueeze`` / ``permute`` / ``squeeze`` / unit-dim views
 and copies between a tensor and a view that merges or splits its leading dims becomes one
@@ -916,7 +925,7 @@ def merge_gathers(gm: fx.GraphModule) -> int:
 
 def fold_scatter_bases(gm: fx.GraphModule) -> int:
     """``x + scatter(zeros, ...)`` as ``scatter(x, ...)``; the number of folds."""
-    from kernelcraft.plan import scatter_dims
+    from kernelcraft.plan import scatter_combine, scatter_dims
 
     folded = 0
     for n in list(gm.graph.nodes):
@@ -925,7 +934,7 @@ def fold_scatter_bases(gm: fx.GraphModule) -> int:
             continue
         for s, x in ((n.args[0], n.args[1]), (n.args[1], n.args[0])):
             if not (isinstance(s, fx.Node) and scatter_dims(s) is not None
-                    and list(s.users) == [n] and is_tensor_node(x)
+                    and scatter_combine(s) == "add" and list(s.users) == [n] and is_tensor_node(x)
                     and _zero_fill(s.args[0]) and list(s.args[0].users) == [s]):
                 continue
             out = shape_key(val(n).shape)
@@ -945,6 +954,50 @@ def fold_scatter_bases(gm: fx.GraphModule) -> int:
     if folded:
         gm.recompile()
     return folded
+
+
+#: ``scatter_reduce``'s reductions, by the number that leaves an element as it is
+_REDUCE_IDENTITY = {"sum": 0.0, "amax": float("-inf"), "amin": float("inf")}
+
+
+def scatter_reduce_identity(gm: fx.GraphModule) -> int:
+    """``scatter_reduce(base, d, idx, src, r, include_self=False)`` as
+    ``scatter_reduce(scatter(base, d, idx, e), d, idx, src, r)`` with ``e`` the identity of
+    ``r`` (see the module docstring); a base already filled with ``e`` (a GNN's zeros under a
+    sum) only drops the flag. Returns the number rewritten."""
+    from torch._guards import detect_fake_mode
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if not (n.op == "call_function" and op_name(n.target) == "scatter_reduce"
+                and len(n.args) == 5 and set(n.kwargs) == {"include_self"}
+                and n.kwargs["include_self"] is False and n.args[4] in _REDUCE_IDENTITY):
+            continue
+        base, dim, idx = n.args[:3]
+        if not (is_tensor_node(base) and val(base).dtype == torch.float32):
+            continue
+        e = _REDUCE_IDENTITY[n.args[4]]
+        if not _fill_of(base, e):
+            with graph.inserting_before(n):
+                base = _inserter(graph, detect_fake_mode([val(n)]))(
+                    torch.ops.aten.scatter.value, (base, dim, idx, e))
+        n.args = (base, *n.args[1:])
+        n.kwargs = {}
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
+def _fill_of(n: Any, value: float) -> bool:
+    """A tensor filled with the number ``value`` (``full``, ``full_like``; zeros for 0)."""
+    if value == 0 and _zero_fill(n):
+        return True
+    return (isinstance(n, fx.Node) and n.op == "call_function"
+            and op_name(n.target) in ("full", "full_like") and len(n.args) > 1
+            and isinstance(n.args[1], (int, float)) and not isinstance(n.args[1], bool)
+            and n.args[1] == value)
 
 
 def _zero_fill(n: Any) -> bool:

@@ -15,12 +15,13 @@ the concatenated (padded) dim, taken from its linear index, picks the source (or
 value), and the source is read through its own strides over the domain shifted by where it
 starts, so the concatenated or padded tensor is never written.
 
-A scatter (``Group.kind == "scatter"``: an accumulating ``index_put``) is this template over
-its values' domain whose store is an atomic add at the position its index tensors give: the
-dual of a gather, addressed the same way (the target viewed over the domain with stride 0
-on the indexed dims, plus index * stride). The target is a contiguous copy of the base, or
-the base itself where the forward hands over an intermediate nothing else reads
-(``donate``).
+A scatter (``Group.kind == "scatter"``: an accumulating ``index_put``, ``scatter_add``,
+``scatter_reduce`` of a sum, amax or amin, ``scatter`` of a number) is this template over
+its values' domain whose store is an atomic add (max, min; a plain store of the number) at
+the position its index tensors give: the dual of a gather, addressed the same way (the
+target viewed over the domain with stride 0 on the indexed dims, plus index * stride). The
+target is a contiguous copy of the base, or the base itself where the forward hands over an
+intermediate nothing else reads (``donate``).
 
 Position values (``Group.positions``: ``arange`` and pointwise ops of it, as upsampling's
 source rows or a mask from lengths) are computed, not loaded: a stand-in of the value's
@@ -59,6 +60,7 @@ from kernelcraft.plan import (
     is_load,
     is_tensor_node,
     piecewise_load,
+    scatter_combine,
     scatter_dims,
     scatter_shape,
     scatter_values,
@@ -116,8 +118,9 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     elementwise = {a for m in regular for a in _elementwise_inputs(m) if a not in members}
     indexed = gathers + ([scatter] if scatter is not None else [])  # by index tensors
     if scatter is not None:
-        if scatter_values(scatter) not in members:
-            elementwise.add(scatter_values(scatter))  # the values, read on the domain
+        values = scatter_values(scatter)
+        if is_tensor_node(values) and values not in members:
+            elementwise.add(values)  # the values, read on the domain
         if any(t in positions for t in gather_indices(scatter)):
             raise NotImplementedError("a scatter to computed positions")
     tensors = [a for a in g.inputs if is_tensor_node(a) and a in elementwise]
@@ -239,10 +242,15 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             body += _index_lines(gi, loaded, vgi, positions, env, R)
             body.append(f"    sx_i{k} = tl.where({gi}_v < 0, {gi}_v + sx_n{k}, {gi}_v)")
             body.append(f"    {nm}_off += sx_i{k} * sx_s{k}")
-        # duplicates add up: relaxed atomics (the sum's order is free, as fp32 allows)
-        body.append(f"    tl.atomic_add({nm} + tl.broadcast_to({nm}_off, [YBLOCK, XBLOCK]), "
-                    f"tl.broadcast_to({env[scatter_values(o)]}.to({tl_dtype(o)}), "
-                    "[YBLOCK, XBLOCK]), mask=mask, sem='relaxed')")
+        v = scatter_values(o)
+        v = env[v] if isinstance(v, fx.Node) else f"tl.full([1, 1], {literal(v)}, tl.float32)"
+        ptr = f"{nm} + tl.broadcast_to({nm}_off, [YBLOCK, XBLOCK])"
+        v = f"tl.broadcast_to({v}.to({tl_dtype(o)}), [YBLOCK, XBLOCK])"
+        op = scatter_combine(o)
+        if op == "set":  # one number: duplicates store the same value
+            body.append(f"    tl.store({ptr}, {v}, mask=mask)")
+        else:  # duplicates combine: relaxed atomics (a sum's order is free, as fp32 allows)
+            body.append(f"    tl.atomic_{op}({ptr}, {v}, mask=mask, sem='relaxed')")
     source = "@triton.jit\ndef " + kname + "(" + ", ".join(params) + "):\n" + "\n".join(body)
 
     # ---- wrapper
@@ -257,9 +265,10 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
                                                                       else [])
     # the launch plan (domain, grid, integer arguments, constexprs) from the arguments'
     # shapes, strides and scalars; the wrapper caches it per signature (``_kc_signature``)
-    dev_src = "dev" if device_arg else f"{(in_names + src_names + pc_args)[0]}.device"
     if scatter is not None:  # (it may have no other tensor argument)
         dev_src = f"{arg[scatter.args[0]]}.device"
+    else:
+        dev_src = "dev" if device_arg else f"{(in_names + src_names + pc_args)[0]}.device"
     plan_args = ", ".join(args_in + (["dev"] if device_arg else []))
     w = [f"def {wname}_plan({plan_args}):"]
     w.append(f"    dev = {dev_src}")
@@ -268,8 +277,10 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
         w.append(f"    vs{k} = {stand_in(t, positions[t], sc_of)}")
         arg[t] = f"vs{k}"
     # scatter_add's src may be larger than its index: read where the index is
-    narrow = {arg[scatter_values(scatter)]} if (scatter is not None and in_place_index(
-        scatter) and scatter_values(scatter) not in members) else set()
+    narrow = {arg[scatter_values(scatter)]} if (
+        scatter is not None and in_place_index(scatter)
+        and is_tensor_node(scatter_values(scatter))
+        and scatter_values(scatter) not in members) else set()
     shapes = [n + ".shape" for n in in_names if n not in narrow]
     shapes += [arg[t] + ".shape" for t in velem]
     pextra: list[str] = []
