@@ -480,3 +480,26 @@ def test_fills_sized_by_an_empty_tensor_leave_no_allocation() -> None:
     inputs = [torch.randn(6, 5), torch.randn(6, 5), torch.tensor([1, -1, 1, 1, -1, -1.0])]
     plan = build_plan(capture(_CosineEmbedding(), inputs).gm)
     assert not [g.describe() for g in plan.groups if g.kind == "extern"]
+
+
+class _ZeroState(nn.Module):
+    def forward(self, x, w):
+        # a fill made from sizes read by pointwise ops (a literal in their kernel) and one a
+        # matmul reads (a fill of its own)
+        acc = torch.zeros(x.shape[0], x.shape[1], device=x.device)
+        h = torch.zeros(x.shape[0], w.shape[0], device=x.device)
+        return torch.maximum(acc, x) + 1.0, (h @ w + x).sum()
+
+
+def test_fills_of_sizes_read_pointwise_are_literals() -> None:
+    from kernelcraft.rewrite import literal_fills
+
+    inputs = [torch.randn(4, 6), torch.randn(6, 6)]
+    c = capture(_ZeroState(), inputs)
+    assert literal_fills(c.gm) == 1
+    names = [op_name(n.target) for n in c.gm.graph.nodes if n.op == "call_function"]
+    assert names.count("full") == 1 and names.count("scalar_tensor") == 1, names
+    for got, want in zip(_run(c, _ZeroState(), inputs), _ZeroState()(*inputs), strict=True):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+    plan = build_plan(capture(_ZeroState(), inputs).gm)
+    assert [g.describe() for g in plan.groups if g.kind == "extern"] == ["full"]

@@ -206,21 +206,22 @@ def drop_expands(gm: fx.GraphModule, keep: set[fx.Node] | None = None) -> int:
 
 
 def literal_fills(gm: fx.GraphModule) -> int:
-    """``full_like(x, v)`` (``zeros_like``, ``ones_like``) read only by pointwise ops whose
-    other operands already give the result its shape and dtype, as a literal 0-d
-    ``scalar_tensor(v)`` per reader: the reader's kernel computes it in place
+    """``full_like(x, v)`` (``zeros_like``, ``ones_like``) or ``full(sizes, v)`` read only
+    by pointwise ops whose other operands already give the result its shape and dtype, as
+    a literal 0-d ``scalar_tensor(v)`` per reader: the reader's kernel computes it in place
     (``plan.inline_constant``) instead of a kernel writing the fill out for it to read back
     (a one-hot's zeros, a ``where``'s fill). Returns the number of readers changed."""
     from torch._guards import detect_fake_mode
 
     changed = 0
     for n in list(gm.graph.nodes):
-        if not (n.op == "call_function" and op_name(n.target) == "full_like"
+        like = n.op == "call_function" and op_name(n.target) == "full_like"
+        if not ((like or (n.op == "call_function" and op_name(n.target) == "full"))
                 and len(n.args) == 2 and isinstance(n.args[1], (int, float, bool))
                 and not set(n.kwargs) - {"dtype", "layout", "device", "pin_memory",
                                          "memory_format"}
                 and n.kwargs.get("layout") in (None, torch.strided) and n.users
-                and all(_fill_reader(u, n) or _size_of(u) for u in n.users)):
+                and all(_fill_reader(u, n) or (like and _size_of(u)) for u in n.users)):
             continue
         insert = _inserter(gm.graph, detect_fake_mode([val(n)]))
         for u in list(n.users):
@@ -233,7 +234,7 @@ def literal_fills(gm: fx.GraphModule) -> int:
                              {"dtype": val(n).dtype, "device": val(n).device})
             u.replace_input_with(n, lit)
             changed += 1
-        like = n.args[0]
+        like = n.args[0]  # (``full``: its sizes)
         gm.graph.erase_node(n)
         if (isinstance(like, fx.Node) and not like.users and like.op == "call_function"
                 and op_name(like.target) in ("empty", "empty_like", "empty_permuted")):
