@@ -638,18 +638,20 @@ CAT_PAD = """
 import torch, torch.nn as nn, torch.nn.functional as F
 
 class Model(nn.Module):
-    def forward(self, x, y, z, e):
+    def forward(self, x, y, z, e, m, i):
         a = torch.relu(torch.cat([x, y * 2.0], dim=1))  # a source computed by another kernel
         b = torch.cat([x.transpose(2, 3), x.transpose(2, 3)], dim=-1) * z  # strided sources
         c = torch.cat([z, e, z + 1.0, z], dim=0)  # an empty source, a repeated one
         d = F.pad(x, (1, 2, 0, 3), value=0.5) + 1.0
         f = F.pad(y, (-1, 1))  # negative padding crops
         g = F.pad(x.unsqueeze(0), (1, 1, 1, 1, 2, 0)) * 3.0  # three dims
-        return a, b, c, d, f, g
+        h = torch.cat([m, ~m], dim=1)  # a mask and integer positions are copied alike
+        k = torch.cat([i, i * 2 - 1, i[:2]])
+        return a, b, c, d, f, g, h, k
 
 def get_inputs():
     return [torch.randn(2, 3, 5, 4), torch.randn(2, 2, 5, 4), torch.randn(4, 10),
-            torch.randn(0, 10)]
+            torch.randn(0, 10), torch.rand(3, 4) < 0.5, torch.randint(-5, 5, (6,))]
 def get_init_inputs(): return []
 """
 

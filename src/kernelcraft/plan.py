@@ -383,6 +383,8 @@ def scatter_shape(n: fx.Node) -> tuple[Any, ...]:
 
 
 _PIECE_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+#: what ``cat`` takes besides (copied values: integer positions, masks)
+_CAT_DTYPES = (*_PIECE_DTYPES, torch.int64, torch.int32, torch.bool)
 
 
 def piecewise_load(n: Any) -> bool:
@@ -395,7 +397,7 @@ def piecewise_load(n: Any) -> bool:
         srcs, out = n.args[0], val(n)
         dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
         return (isinstance(srcs, (list, tuple)) and len(srcs) >= 1 and isinstance(dim, int)
-                and out.dtype in _PIECE_DTYPES and out.dim() >= 1
+                and out.dtype in _CAT_DTYPES and out.dim() >= 1
                 and all(is_tensor_node(t) and val(t).dtype == out.dtype
                         and val(t).dim() == out.dim() for t in srcs))
     if name == "constant_pad_nd":

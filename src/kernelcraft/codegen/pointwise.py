@@ -596,7 +596,7 @@ def _piece_lines(n: fx.Node, i: int, nsrc: int, rank: int) -> list[str]:
     out = var(n)
     lines = [f"    pc{i}_ix{j} = (lin // pc{i}_in{j}) % pc{i}_n{j}" for j in range(len(dims))]
     if op_name(n.target) == "cat":
-        fill = "0.0"
+        fill = "0.0" if val(n).dtype.is_floating_point else "0"
     else:
         value = n.args[2] if len(n.args) > 2 else n.kwargs.get("value", 0)
         fill = repr(float(value))
