@@ -30,6 +30,11 @@ from kernelcraft.plan import FusionOptions
 from kernelcraft.tune import TuneOptions
 
 START = time.time()
+#: a shard's exit status after a GPU fault (a lost CUDA context, or memory that another
+#: shard's cache held): ``run_shards`` starts it again, and the problem gets a second try
+RESTART = 75
+#: tries a problem gets when each ends in a GPU fault
+GPU_TRIES = 2
 
 
 def main() -> None:
@@ -73,7 +78,7 @@ def main() -> None:
         write_summary(results)
         return
     index, count = (int(x) for x in args.shard.split("/"))
-    done = {r["problem"] for r in read_rows(results)}
+    done = finished(read_rows(results))
     for f in files[index::count]:
         if f.stem in done:
             continue
@@ -112,13 +117,47 @@ def main() -> None:
                        detail=f"{type(exc).__name__}: {exc}"[:300],
                        traceback=traceback.format_exc()[-2000:])
         row["seconds"] = round(time.time() - t0, 1)
+        if gpu_fault(row):
+            row["gpu_fault"] = True
         out = results if count == 1 else results.with_suffix(f".{index}.jsonl")
         with open(out, "a") as fh:
             fh.write(json.dumps(row, default=str) + "\n")
         print(f"{f.stem}: {'ok' if row['correct'] else row['reason']} "
               f"({row.get('kernels', 0)} kernels, {row['seconds']} s)", flush=True)
+        release_gpu()
+        if row.get("gpu_fault") and count > 1:  # a fresh process for the next problems
+            sys.exit(RESTART)
     if count == 1:
         write_summary(results)
+
+
+def gpu_fault(row: dict) -> bool:
+    """A failure that says nothing of the problem: the GPU ran out of memory (shards share
+    it) or its CUDA context was lost (every later call of the process fails)."""
+    text = f"{row.get('detail', '')} {row.get('traceback', '')}"
+    return not row.get("correct") and ("out of memory" in text or "CUDA error" in text)
+
+
+def finished(rows: list[dict]) -> set[str]:
+    """Problems not to run again: those with a row, but a GPU fault's, until its last try."""
+    faults: dict[str, int] = {}
+    for r in rows:
+        if r.get("gpu_fault"):
+            faults[r["problem"]] = faults.get(r["problem"], 0) + 1
+    return {r["problem"] for r in rows
+            if not r.get("gpu_fault") or faults[r["problem"]] >= GPU_TRIES}
+
+
+def release_gpu() -> None:
+    """Hand the problem's cached GPU memory back: the shards beside this one need it (one
+    shard's allocator cache of 69 GiB made every other shard's problems fail)."""
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_initialized():
+        torch.cuda.empty_cache()
 
 
 def read_rows(results: Path) -> list[dict]:
@@ -148,12 +187,23 @@ def run_shards(gpus: int, per_gpu: int, results: Path) -> None:
         env.setdefault("KERNELCRAFT_GPU_LOCK", str(results.parent / ".gpu.lock"))
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     ids = visible.split(",") if visible else [str(i) for i in range(gpus)]
-    procs = [subprocess.Popen([sys.executable, __file__, *argv, "--shard", f"{i}/{n}",
-                               "--results", str(results)],
-                              env={**env, "CUDA_VISIBLE_DEVICES": ids[i % gpus]})
-             for i in range(n)]
-    for p in procs:
-        p.wait()
+
+    def start(i: int) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, __file__, *argv, "--shard", f"{i}/{n}",
+                                 "--results", str(results)],
+                                env={**env, "CUDA_VISIBLE_DEVICES": ids[i % gpus]})
+
+    procs = {i: start(i) for i in range(n)}
+    restarts = 0
+    while procs:
+        time.sleep(1)
+        for i, p in list(procs.items()):
+            if p.poll() is None:
+                continue
+            del procs[i]
+            if p.returncode == RESTART and restarts < 8 * n:  # after a GPU fault
+                restarts += 1
+                procs[i] = start(i)
     rows = read_rows(results)
     results.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows))
     for p in results.parent.glob(results.stem + ".*.jsonl"):
@@ -174,7 +224,7 @@ def write_summary(results: Path) -> Path:
     """summary.md beside the results: per problem, then fast_p and geomeans."""
     from kernelcraft.report import bench_markdown
 
-    rows = read_rows(results)
+    rows = list({r["problem"]: r for r in read_rows(results)}.values())  # the latest try
     for r in rows:
         r["name"] = r["problem"]
     env = next((r.get("env") for r in rows if r.get("env")), {}) or {}

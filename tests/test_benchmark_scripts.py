@@ -90,3 +90,24 @@ def test_modules_ab_runs(tmp_path: Path) -> None:
                          env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "ROWS" in run.stdout
+
+
+def test_suite_shards_retry_a_problem_after_a_gpu_fault() -> None:
+    """A problem that failed on a GPU fault (out of memory while shards share the GPU, a
+    lost CUDA context) gets a second try in a fresh shard; other failures are final."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "generate_suite", ROOT / "benchmarks" / "generate_suite.py")
+    suite = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(suite)
+    oom = {"problem": "a", "correct": False, "reason": "generate-error",
+           "detail": "OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB"}
+    lost = {"problem": "b", "correct": False, "reason": "error",
+            "detail": "forward raised AcceleratorError: CUDA error: an illegal memory access"}
+    wrong = {"problem": "c", "correct": False, "reason": "wrong", "detail": "rel L2 error"}
+    assert suite.gpu_fault(oom) and suite.gpu_fault(lost) and not suite.gpu_fault(wrong)
+    rows = [{**r, "gpu_fault": suite.gpu_fault(r)} for r in (oom, lost, wrong)]
+    assert suite.finished(rows) == {"c"}
+    assert suite.finished(rows + [dict(rows[0])]) == {"a", "c"}  # its last try
+    assert suite.finished(rows + [{"problem": "b", "correct": True}]) == {"b", "c"}
