@@ -581,3 +581,32 @@ def test_sizes_required_equal_are_one_size(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     assert any(g.kind == "reduction" for g in gen.plan.groups)
     assert all("amax" not in g.describe() for g in gen.plan.groups if g.kind == "extern")
+
+
+CONSTANT_TARGETS = (
+    HEADER
+    + """
+import torch.nn.functional as F
+
+class Model(nn.Module):
+    def forward(self, q, k):
+        # InfoNCE with the positive in column 0: the targets are a fill of zeros
+        logits = (q * k).sum(-1, keepdim=True)
+        logits = torch.cat([logits, q @ k.t()], dim=1) / 0.07
+        target = torch.zeros(q.shape[0], dtype=torch.int64, device=q.device)
+        return F.cross_entropy(logits, target)
+
+batch, d = 48, 16
+def get_inputs(): return [torch.randn(batch, d), torch.randn(batch, d)]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_a_reduction_over_a_fill_reads_the_fill(write, tmp_path):
+    """The count of kept targets sums over the zeros fill alone: the fill is written once
+    and the count is a reduction kernel reading it (it ran in PyTorch, six ops)."""
+    gen = _generate(write, tmp_path, "infonce.py", CONSTANT_TARGETS)
+    assert gen.judge.correct, gen.judge.detail
+    ext = [(g.describe(), g.reason) for g in gen.plan.groups if g.kind == "extern"]
+    assert len(ext) == 1 and ext[0][0] == "full" and "reduction kernel reads" in ext[0][1], ext

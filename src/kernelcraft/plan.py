@@ -746,6 +746,12 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             for n in list(g.nodes):
                 if g.kind in ("pointwise", "reduction", "matmul", "conv"):
                     _absorb_broadcast_producers(n, g, groups, group_of)
+    for g in list(groups):
+        fill = _domain_fill(g)
+        if fill is not None:  # the fill is written once, and the kernel reads it
+            _ungroup(fill, group_of)
+            g.deps.add(new("extern", fill, reason="full: a fill the reduction kernel reads "
+                                                  "(its only tensor of the domain's shape)").id)
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
     if opts.compute_positions:
         _compute_positions(groups, group_of, order)
@@ -803,6 +809,21 @@ def _scatter_prologue_ok(g: Group, n: fx.Node, domain: tuple[str, ...], opts: Fu
     if any(u not in members and u is not n for m in g.nodes for u in m.users):
         return False
     return _acyclic(n, g, group_of, groups)
+
+
+def _domain_fill(g: Group) -> fx.Node | None:
+    """A reduction group that reads no tensor and gathers nothing has nothing to take its
+    domain's sizes from (cross entropy against ``torch.zeros(n, dtype=long)`` targets:
+    the count of kept targets is a sum over a fill); its ``full`` of the domain's shape,
+    else None."""
+    if g.kind != "reduction":
+        return None
+    members = set(g.nodes)
+    if any(is_load(m) or any(is_tensor_node(a) and a not in members
+                             for a in m.all_input_nodes) for m in g.nodes):
+        return None
+    return next((m for m in g.nodes if op_name(m.target) == "full"
+                 and shape_key(val(m).shape) == g.domain), None)
 
 
 def _after_scan_flip(n: fx.Node, g: Group) -> bool:
