@@ -12,7 +12,7 @@ from torch import fx
 
 from kernelcraft.capture import capture
 from kernelcraft.codegen.ops import op_name
-from kernelcraft.plan import build_plan
+from kernelcraft.plan import FusionOptions, build_plan
 from kernelcraft.rewrite import eliminate_common, sink_gathers, split_constants
 
 
@@ -503,3 +503,31 @@ def test_fills_of_sizes_read_pointwise_are_literals() -> None:
         torch.testing.assert_close(got, want, rtol=0, atol=0)
     plan = build_plan(capture(_ZeroState(), inputs).gm)
     assert [g.describe() for g in plan.groups if g.kind == "extern"] == ["full"]
+
+
+class _ThinProducts(nn.Module):
+    def forward(self, w, d, x, v, m):
+        # a batched matvec into 3 coordinates (einsum), a one-column product, and a product
+        # too wide to be thin (stays a matmul)
+        acc = torch.einsum("bij,bijk->bik", w, d)
+        col = x @ v.unsqueeze(-1)
+        return acc, col, x @ m
+
+
+def test_thin_products_become_a_product_and_a_sum() -> None:
+    from kernelcraft.rewrite import thin_matmuls
+
+    inputs = [torch.randn(2, 5, 7), torch.randn(2, 5, 7, 3), torch.randn(6, 9),
+              torch.randn(9), torch.randn(9, 40)]
+    c = capture(_ThinProducts(), inputs)
+    assert thin_matmuls(c.gm, 16) == 2
+    names = [op_name(n.target) for n in c.gm.graph.nodes if n.op == "call_function"]
+    assert names.count("bmm") + names.count("mm") == 1 and names.count("sum") == 2, names
+    for got, want in zip(_run(c, _ThinProducts(), inputs), _ThinProducts()(*inputs),
+                         strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    plan = build_plan(capture(_ThinProducts(), inputs).gm)
+    kinds = sorted(g.kind for g in plan.groups if g.kind != "glue")
+    assert kinds.count("matmul") == 1 and kinds.count("reduction") == 2, kinds
+    off = build_plan(capture(_ThinProducts(), inputs).gm, FusionOptions(thin_matmul_max=0))
+    assert sum(g.kind == "matmul" for g in off.groups) == 3

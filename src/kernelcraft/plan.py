@@ -116,6 +116,11 @@ class FusionOptions:
     #: ``torch.diag(v) @ b`` as ``v[:, None] * b`` (``rewrite.diagonal_matmuls``): no n x n
     #: matrix, n^2 work instead of n^3, the same rounding
     diagonal_matmuls: bool = True
+    #: a product with one output dim of 1 and the other at most ``thin_matmul_max`` (a
+    #: batched matvec into 3 coordinates: einsum "bij,bijk->bik") as a product and a sum
+    #: (``rewrite.thin_matmuls``): a reduction kernel that computes its operands in place,
+    #: where a matmul's 16-wide tiles would be mostly padding; 0 turns it off
+    thin_matmul_max: int = 16
     #: ``view_as_real(view_as_complex(a) * z)`` as real products of the pairs
     #: (``rewrite.complex_products``: Meta's Llama rotary embedding as one pointwise kernel)
     complex_products: bool = True
@@ -469,6 +474,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import diagonal_matmuls
 
         diagonal_matmuls(gm)
+    if opts.thin_matmul_max:
+        from kernelcraft.rewrite import thin_matmuls
+
+        thin_matmuls(gm, opts.thin_matmul_max)
     if opts.complex_products:
         from kernelcraft.rewrite import complex_products
 

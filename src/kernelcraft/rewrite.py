@@ -79,6 +79,13 @@ element is the one nonzero product the matmul would sum with zeros (the same rou
 n^2 work instead of n^3 and no n x n matrix. Only non-finite values of ``b`` differ: the
 matmul also multiplied them by the zeros (0 * inf = NaN across the row).
 
+``thin_matmuls``: ``bmm(a, b)`` (``mm``) whose output has one row and a few columns
+(``most``, 16: a matmul tile's narrowest side) becomes ``sum(a^T * b, k)`` (one column: ``sum(a
+* b^T, k)``): a batched matvec into 3 coordinates (N-body forces, einsum "bij,bijk->bik")
+ran as 16 x 16 tiles holding 3 useful values; as a product and a sum it is a reduction kernel
+that computes its operands in place (the pairwise separations never stored). Each product
+is exact and the sum runs in fp32, as the matmul's.
+
 ``scatter_lines``: ``scatter(base, d, idx, v)`` (a value, or a tensor of ``idx``'s shape)
 with one index per line along ``d`` (``idx`` of extent 1 there, the base's elsewhere) becomes
 ``where(idx == i_d, v, base)``, ``i_d`` the element's index along ``d``: the one-hot of an
@@ -1158,6 +1165,59 @@ def diagonal_matmuls(gm: fx.GraphModule) -> int:
         graph.eliminate_dead_code()
         gm.recompile()
     return count
+
+
+def thin_matmuls(gm: fx.GraphModule, most: int) -> int:
+    """``bmm(a, b)`` (``mm``) with an output of one row and at most ``most`` columns, or
+    one column and at most ``most`` rows, as ``sum(a^T * b, k)`` or ``sum(a * b^T, k)`` (see
+    the module docstring); the number of products replaced."""
+    from torch._guards import detect_fake_mode
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if (n.op != "call_function" or op_name(n.target) not in ("mm", "bmm") or n.kwargs
+                or len(n.args) != 2 or not all(is_tensor_node(a) for a in n.args)
+                or val(n).dtype != torch.float32
+                or any(val(a).dtype != val(n).dtype for a in n.args)):
+            continue
+        a, b = n.args
+        rows, cols = val(n).shape[-2:]
+        if _is_one(rows) and _at_most(cols, most):
+            side = 0  # one row: the row of a, transposed, times b's columns, summed over k
+        elif _is_one(cols) and _at_most(rows, most):
+            side = 1  # one column: a's rows times the column of b, transposed
+        else:
+            continue
+        rank = val(n).dim()
+        swap = [*range(rank - 2), rank - 1, rank - 2]
+        insert = _inserter(graph, detect_fake_mode([val(n)]))
+        with graph.inserting_before(n):
+            if side == 0:
+                prod = insert(torch.ops.aten.mul.Tensor,
+                              (insert(torch.ops.aten.permute.default, (a, swap)), b))
+            else:
+                prod = insert(torch.ops.aten.mul.Tensor,
+                              (a, insert(torch.ops.aten.permute.default, (b, swap))))
+            out = insert(torch.ops.aten.sum.dim_IntList, (prod, [rank - 2 + side], True))
+        out.meta = {**n.meta, "val": out.meta["val"]}
+        n.replace_all_uses_with(out)
+        graph.erase_node(n)
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
+def _at_most(size: Any, most: int) -> bool:
+    """A size of at most ``most`` (a symbolic size by its hint: the rewrite is exact at any
+    size, only the choice of kernel rests on it)."""
+    from kernelcraft.plan import hint
+
+    try:
+        return hint(size) <= most
+    except (TypeError, ValueError):
+        return False
 
 
 def _diagonal_of(a: Any) -> fx.Node | None:
