@@ -227,3 +227,43 @@ def test_topk_has_a_tuning_space(write) -> None:
     assert spec["constexprs"]["KTOP"] == 40 and spec["constexprs"]["KP"] == 64
     assert space.check({"BLOCK_K": 128, "BLOCK_R": 64, "num_warps": 4})  # 128 x 64 keys
     assert f"_kc_tuned('{k.wrapper_name}'" in k.wrapper
+
+
+RUNTIME_K = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x):
+            # a capacity of one in eight along the row (mixture-of-depths routing), of a
+            # computed value; k of a size's minimum with a literal
+            cap = torch.topk(x * 2.0, x.shape[-1] // 8, dim=-1)
+            few = torch.topk(x, min(5, x.shape[0]), dim=0, largest=False)
+            return cap.values, cap.indices, few.values, few.indices
+
+    def get_inputs(): return [torch.randn(6, 96)]
+    def get_init_inputs(): return []
+"""
+
+_RUNTIME_K_CHECK = """
+import sys, torch
+from pathlib import Path
+from kernelcraft.problem import load_module
+
+module = load_module(Path(sys.argv[1]), "generated")
+for shape in [(3, 40), (2, 4000), (7, 9)]:  # 5, 500 (past the buffer: torch's), 1
+    x = torch.randn(*shape)
+    for got, want in zip(module.ModelNew()(x), module.Model()(x), strict=True):
+        assert torch.equal(got, want), (shape, got, want)
+print("ok")
+"""
+
+
+def test_topk_of_a_k_computed_at_run_time(write, tmp_path: Path) -> None:
+    gen = _gen(write, tmp_path, "runtimek", RUNTIME_K)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    kinds = sorted(g.kind for g in gen.plan.groups if g.is_kernel or g.kind == "extern")
+    assert kinds == ["pointwise", "topk", "topk"], gen.extern_reasons  # x * 2 apart
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    done = subprocess.run([sys.executable, "-c", _RUNTIME_K_CHECK, str(gen.module_path)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-3000:]

@@ -741,7 +741,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 continue
             g = group_of.get(n.args[0])
             d = topk_args(n)[1]
-            if name == "topk" and g is not None and _prologue_ok(g, n, opts):
+            # (a k computed at run time falls back to torch.topk past the template's
+            # buffer, which reads the input from memory: no prologue then)
+            if (name == "topk" and g is not None and isinstance(topk_args(n)[0], int)
+                    and _prologue_ok(g, n, opts)):
                 g.kind, g.anchor, g.rdims = "topk", n, (d,)  # ranks what it computes
                 join(g, n)
             else:

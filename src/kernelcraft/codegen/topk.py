@@ -103,6 +103,10 @@ def topk_supported(n: fx.Node) -> str | None:
         if not isinstance(k, int) or k > MAX_K:
             return f"kthvalue with k = {k} (a literal up to {MAX_K} is the template's)"
         return None
+    if isinstance(k, fx.Node):  # a size computed at run time: the wrapper reads it
+        if not isinstance(val(k), (int, torch.SymInt)):
+            return "top-k with a k that is not an integer"
+        return None if ordered else "unsorted top-k (the order of its results is the library's)"
     if not isinstance(k, int):
         return "top-k with a k computed at run time"
     if k > MAX_K:
@@ -160,6 +164,9 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     k, d, largest, _ = topk_args(n)
     mode = op_name(n.target)
     is_sort = mode == "sort"
+    runtime_k = isinstance(k, fx.Node)  # read from its scalar argument; over MAX_K: torch's
+    if runtime_k and g.nodes.index(n) != 0:
+        raise NotImplementedError("a top-k of a run-time k with a fused prologue")
     single = mode in ("kthvalue", "median")  # one value and index per row
     if mode != "topk" and g.nodes.index(n) != 0:
         raise NotImplementedError(f"a {mode} with a fused prologue")  # the fallback reads x
@@ -260,7 +267,8 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     w = [f"def {wname}({', '.join(IN + SC)}):",
          f"    dom = _kc_broadcast({', '.join(a + '.shape' for a in IN)})",
          f"    d = {d}",
-         "    k = " + {"sort": "dom[d]", "median": "(dom[d] + 1) // 2"}.get(mode, str(k)),
+         "    k = " + {"sort": "dom[d]", "median": "(dom[d] + 1) // 2"}.get(
+             mode, f"int({SC[scalars.index(k)]})" if runtime_k else str(k)),
          f"    if len(dom) != {len(dom)}:",
          f"        raise ValueError(f'kernelcraft: a top-k over a {len(dom)}-d domain, got "
          "{len(dom)}-d')",
@@ -273,6 +281,11 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
         picks = ", ".join(f"s[{o.args[1]}]" for o in outs)
         w += [f"    if k > {MAX_SORT}:",
               f"        s = torch.sort({IN[0]}, dim=d, descending={largest}, stable=True)",
+              f"        return ({picks},)"]
+    if runtime_k:  # past the register buffer: the library's radix select
+        picks = ", ".join(f"s[{o.args[1]}]" for o in outs)
+        w += [f"    if k > {MAX_K}:",
+              f"        s = torch.topk({IN[0]}, k, dim=d, largest={largest}, sorted=True)",
               f"        return ({picks},)"]
     if mode == "median":
         picks = ", ".join(f"s[{o.args[1]}]" for o in outs)
@@ -293,7 +306,8 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
     sig = launch_signature(params, dict(zip(IN + OUT, loads + outs, strict=True)),
                            dict(zip(SC, scalars, strict=True)))
     nrows = math.prod(hint(s) for i, s in enumerate(dom) if i != d)
-    kp = _kc_next_pow2(hint(k))
+    khint = min(hint(val(k)), MAX_K) if runtime_k else hint(k)
+    kp = _kc_next_pow2(khint)
     inner = d == len(dom) - 1  # as captured: contiguous
     bk, br, warps = _kc_topk_config(nrows, hint(dom[d]), kp, inner, False)
     cfg = {"template": "topk",
@@ -304,6 +318,6 @@ def emit_topk(g: Group, target: Any = None) -> KernelSource:
            "at": {"key": [nrows, hint(dom[d])], "inner": inner, "KP": kp}}
     return KernelSource(kname, wname, source, "\n".join(w), loads + scalars, outs, cfg, [],
                         signature=sig,
-                        constexprs={"NDIM": 2, "KTOP": hint(k), "KP": kp, "BLOCK_K": bk,
+                        constexprs={"NDIM": 2, "KTOP": khint, "KP": kp, "BLOCK_K": bk,
                                     "BLOCK_R": br},
                         num_warps=warps)
