@@ -531,3 +531,26 @@ def test_thin_products_become_a_product_and_a_sum() -> None:
     assert kinds.count("matmul") == 1 and kinds.count("reduction") == 2, kinds
     off = build_plan(capture(_ThinProducts(), inputs).gm, FusionOptions(thin_matmul_max=0))
     assert sum(g.kind == "matmul" for g in off.groups) == 3
+
+
+class _SliceAssign(nn.Module):
+    def forward(self, seg, x, y):
+        start = torch.ones_like(seg, dtype=torch.bool)
+        start[:, 1:] = seg[:, 1:] != seg[:, :-1]  # document starts of packed sequences
+        cache = x * 2.0
+        cache[:, 2:5] = torch.tanh(y)  # a block written inside a dim
+        return start, cache
+
+
+def test_slice_assignments_are_cats() -> None:
+    from kernelcraft.rewrite import slice_assignments
+
+    inputs = [torch.randint(0, 3, (4, 9)), torch.randn(3, 8), torch.randn(3, 3)]
+    c = capture(_SliceAssign(), inputs)
+    assert slice_assignments(c.gm) >= 3
+    names = [op_name(n.target) for n in c.gm.graph.nodes if n.op == "call_function"]
+    assert "slice_scatter" not in names and "copy" not in names, names
+    for got, want in zip(_run(c, _SliceAssign(), inputs), _SliceAssign()(*inputs), strict=True):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+    plan = build_plan(capture(_SliceAssign(), inputs).gm)
+    assert not [g.describe() for g in plan.groups if g.kind == "extern"]

@@ -109,6 +109,10 @@ class FusionOptions:
     #: then the reduction over the base (``rewrite.scatter_reduce_identity``): two atomic
     #: scatters the template takes (a GNN's max aggregation), not PyTorch's whole op
     scatter_reduce_identity: bool = True
+    #: ``x[:, a:b] = y`` as exported (``copy`` into a slice, ``slice_scatter``) as ``y``
+    #: itself where it covers x, else ``cat`` of x's slices around y
+    #: (``rewrite.slice_assignments``): a load of the pointwise template, not PyTorch's copies
+    slice_assignments: bool = True
     #: unit-dim layout detours (einsum's 5-D ``unsqueeze`` / ``permute`` chains around a bmm)
     #: as one permute and the view (``rewrite.fold_unit_layouts``): attention written with
     #: einsum is seen as attention
@@ -490,6 +494,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import merge_gathers
 
         merge_gathers(gm)
+    if opts.slice_assignments:
+        from kernelcraft.rewrite import slice_assignments
+
+        slice_assignments(gm)
     if opts.scatter_lines:
         from kernelcraft.rewrite import scatter_lines
 

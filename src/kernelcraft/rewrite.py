@@ -86,6 +86,12 @@ ran as 16 x 16 tiles holding 3 useful values; as a product and a sum it is a red
 that computes its operands in place (the pairwise separations never stored). Each product
 is exact and the sum runs in fp32, as the matmul's.
 
+``slice_assignments``: ``x[:, a:b] = y`` exports as ``copy(slice, y)`` into a
+``slice_scatter`` (and one of the whole dim 0 around it): a copy of ``y`` already of the
+slice's shape and dtype is ``y``, a slice scatter over all of ``x`` is its source, and one over
+part of a dim (step 1) is ``cat([x[:a], y, x[b:]], d)``, a load of the pointwise template
+(a packed sequence's document starts, a cache row written in place) where PyTorch copied.
+
 ``scatter_lines``: ``scatter(base, d, idx, v)`` (a value, or a tensor of ``idx``'s shape)
 with one index per line along ``d`` (``idx`` of extent 1 there, the base's elsewhere) becomes
 ``where(idx == i_d, v, base)``, ``i_d`` the element's index along ``d``: the one-hot of an
@@ -111,7 +117,14 @@ import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.ops import is_matmul, is_pointwise, is_view, op_name
-from kernelcraft.plan import _simple_pointwise, is_tensor_node, piecewise_load, shape_key, val
+from kernelcraft.plan import (
+    _CAT_DTYPES,
+    _simple_pointwise,
+    is_tensor_node,
+    piecewise_load,
+    shape_key,
+    val,
+)
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -740,6 +753,65 @@ def lift_cat_pieces(gm: fx.GraphModule) -> int:
     if count:
         gm.recompile()
     return count
+
+
+def slice_assignments(gm: fx.GraphModule) -> int:
+    """``copy(dst, src)`` of ``dst``'s shape and dtype as ``src``; ``slice_scatter(base,
+    src, d, a, b)`` as ``src`` where the slice is all of ``base``, else (step 1) as ``cat``
+    of ``base[a':]``-style slices around ``src`` (see the module docstring). Returns the
+    number rewritten."""
+    from torch._guards import detect_fake_mode
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if n.op != "call_function" or op_name(n.target) not in ("copy", "slice_scatter"):
+            continue
+        dst, src = n.args[0], n.args[1]
+        if not (is_tensor_node(dst) and is_tensor_node(src) and is_tensor_node(n)
+                and val(src).dtype == val(n).dtype):
+            continue
+        if op_name(n.target) == "copy":
+            if n.kwargs.get("non_blocking", False) or len(n.args) > 2 or (
+                    shape_key(val(src).shape) != shape_key(val(n).shape)):
+                continue
+            out = src
+        else:
+            dim, start, end, step = (list(n.args[2:]) + [0, None, None, 1][len(n.args) - 2:])
+            dim = dim % val(n).dim()
+            start = 0 if start is None else start
+            if step != 1 or not isinstance(start, int) or not (end is None or isinstance(
+                    end, int)) or start < 0 or (end is not None and end < 0):
+                continue
+            to_end = end is None or end >= _INT64_MAX // 2
+            if start == 0 and to_end:
+                if shape_key(val(src).shape) != shape_key(val(n).shape):
+                    continue
+                out = src
+            elif val(n).dtype in _CAT_DTYPES:
+                insert = _inserter(graph, detect_fake_mode([val(n)]))
+                with graph.inserting_before(n):
+                    pieces = []
+                    if start > 0:
+                        pieces.append(insert(torch.ops.aten.slice.Tensor, (dst, dim, 0, start)))
+                    pieces.append(src)
+                    if not to_end:
+                        pieces.append(insert(torch.ops.aten.slice.Tensor,
+                                             (dst, dim, end, _INT64_MAX)))
+                    out = insert(torch.ops.aten.cat.default, (pieces, dim))
+                out.meta = dict(n.meta)  # (its sizes as the capture names them)
+            else:
+                continue
+        n.replace_all_uses_with(out)
+        graph.erase_node(n)
+        count += 1
+    if count:
+        graph.eliminate_dead_code()
+        gm.recompile()
+    return count
+
+
+_INT64_MAX = 2**63 - 1
 
 
 def scatter_lines(gm: fx.GraphModule) -> int:
