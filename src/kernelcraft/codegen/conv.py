@@ -634,7 +634,7 @@ def _kc_conv_config(M: int, Cout: int, K: int, itemsize: int, backend: str,
     if cin is not None and _kc_conv_direct(cin, Cout):  # ~512 outputs per program
         bn = fit(Cout, 8, 1)
         if backend == "cpu":  # the interpreter's cost is per program and per step
-            return fit(M, 4096 // bn), bn, fit(K, 64), 4, 1
+            return fit(M, 32768 // bn), bn, fit(K, 64), 4, 1
         return fit(M, 512 // bn), bn, 16, 4, 1
     if phase_k and backend == "cuda":
         if phase_k <= 256:
