@@ -120,6 +120,7 @@ from kernelcraft.codegen.ops import is_matmul, is_pointwise, is_view, op_name
 from kernelcraft.plan import (
     _CAT_DTYPES,
     _simple_pointwise,
+    hint,
     is_tensor_node,
     piecewise_load,
     shape_key,
@@ -776,6 +777,8 @@ def slice_assignments(gm: fx.GraphModule) -> int:
                     shape_key(val(src).shape) != shape_key(val(n).shape)):
                 continue
             out = src
+        elif n.kwargs:  # (the defaults below fill positional arguments only)
+            continue
         else:
             dim, start, end, step = (list(n.args[2:]) + [0, None, None, 1][len(n.args) - 2:])
             dim = dim % val(n).dim()
@@ -1284,8 +1287,6 @@ def thin_matmuls(gm: fx.GraphModule, most: int) -> int:
 def _at_most(size: Any, most: int) -> bool:
     """A size of at most ``most`` (a symbolic size by its hint: the rewrite is exact at any
     size, only the choice of kernel rests on it)."""
-    from kernelcraft.plan import hint
-
     try:
         return hint(size) <= most
     except (TypeError, ValueError):
