@@ -185,6 +185,8 @@ def run_shards(gpus: int, per_gpu: int, results: Path) -> None:
     env = dict(os.environ)
     if per_gpu > 1:  # a lock given by the caller is shared with its other GPU jobs
         env.setdefault("KERNELCRAFT_GPU_LOCK", str(results.parent / ".gpu.lock"))
+        # a shard's problem may take at most twice its share, never the whole GPU
+        env.setdefault("KERNELCRAFT_GPU_MEMORY_FRACTION", f"{min(0.9, 2 / per_gpu):.2f}")
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     ids = visible.split(",") if visible else [str(i) for i in range(gpus)]
 

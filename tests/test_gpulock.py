@@ -40,3 +40,22 @@ def test_exclusive_sections_are_alone(tmp_path):
             inside = None
         else:
             assert inside is None, f"process {i} worked while {inside} timed: {events}"
+
+
+def test_memory_fraction_caps_each_sharing_process(monkeypatch):
+    """A shard's process and its workers cap their allocator once, when they first share."""
+    import torch
+
+    from kernelcraft.measure import gpulock
+
+    calls = []
+    monkeypatch.setenv("KERNELCRAFT_GPU_MEMORY_FRACTION", "0.45")
+    monkeypatch.delenv("KERNELCRAFT_GPU_LOCK", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "set_per_process_memory_fraction", calls.append)
+    monkeypatch.setitem(gpulock._state, "capped", 0)
+    with gpulock.shared():
+        pass
+    with gpulock.shared():
+        pass
+    assert calls == [0.45]

@@ -4,6 +4,10 @@ With ``KERNELCRAFT_GPU_LOCK`` set to a path, every process doing GPU work holds 
 ``flock`` on ``<path>.<CUDA_VISIBLE_DEVICES>`` and converts it to an exclusive one while it
 times, so no other process's kernels run during a measurement; compilation and the judge's
 trials still overlap. Unset (the default), nothing is locked: one judge per GPU.
+
+``KERNELCRAFT_GPU_MEMORY_FRACTION`` caps each such process's caching allocator at that share
+of the GPU's memory: a problem that asks for more fails alone (cuDNN then picks an algorithm
+with a smaller workspace) instead of leaving its neighbours none.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import fcntl
 import os
 from collections.abc import Iterator
 
-_state: dict[str, int | None] = {"fd": None, "shared": 0}
+_state: dict[str, int | None] = {"fd": None, "shared": 0, "capped": 0}
 
 
 def _fd() -> int | None:
@@ -26,8 +30,20 @@ def _fd() -> int | None:
     return _state["fd"]
 
 
+def _cap_memory() -> None:
+    frac = os.environ.get("KERNELCRAFT_GPU_MEMORY_FRACTION")
+    if not frac or _state.get("capped"):
+        return
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.set_per_process_memory_fraction(float(frac))
+        _state["capped"] = 1
+
+
 def hold_shared() -> None:
     """Share the GPU from now until the process exits (worker processes)."""
+    _cap_memory()
     fd = _fd()
     if fd is not None and not _state["shared"]:
         fcntl.flock(fd, fcntl.LOCK_SH)
@@ -37,6 +53,7 @@ def hold_shared() -> None:
 @contextlib.contextmanager
 def shared() -> Iterator[None]:
     """Share the GPU inside the block (a process that later waits on a worker)."""
+    _cap_memory()
     fd = _fd()
     if fd is None or _state["shared"]:
         yield
