@@ -482,11 +482,13 @@ def _load_state(inst: nn.Module, state: dict[str, torch.Tensor]) -> None:
             owner = inst.get_submodule(path) if path else inst
         except AttributeError:  # a candidate built otherwise: it keeps what it has
             continue
-        if isinstance(vars(owner).get(name), torch.Tensor):  # the program's own attribute
-            setattr(owner, name, x.clone())
+        # on the device the instance's own tensor is on (the state is drawn on the CPU)
+        own = vars(owner).get(name)
+        if isinstance(own, torch.Tensor):  # the program's own attribute
+            setattr(owner, name, x.to(own.device, copy=True))
         elif name in owner._non_persistent_buffers_set and isinstance(
-                owner._buffers.get(name), torch.Tensor):
-            owner._buffers[name] = x.clone()
+                own := owner._buffers.get(name), torch.Tensor):
+            owner._buffers[name] = x.to(own.device, copy=True)
 
 
 def _plain_call(inputs: list[Any], inst: nn.Module, counter: LaunchCounter,
