@@ -135,16 +135,26 @@ def _tile_configs(scatter: bool = False) -> list[dict]:
 
 
 def _row_configs(K: int, R: int) -> list[dict]:
-    """Rows per program, chunk and warps of the row template, 4 to 32 elements per thread."""
+    """Rows per program, chunk and warps of the row template, 4 to 32 elements per thread;
+    a short reduced extent (at most 64) also as many rows side by side (columns); few rows
+    also split over programs (the heuristic's count of programs per row and twice it)."""
     out = []
     r2 = 1 << max(0, R - 1).bit_length()
-    for bk in (1, 2, 4, 8):
-        for br in sorted({min(r2, b) for b in (512, 1024, 2048, 4096, 8192, 16384)}):
-            if bk > max(K, 1):
-                continue
-            for warps in (4, 8, 16):
-                if 4 <= bk * br // (32 * warps) <= 32:
-                    out.append(dict(BLOCK_K=bk, BLOCK_R=br, num_warps=warps, SPLIT=1))
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    tiles = [(bk, br) for bk in (1, 2, 4, 8)
+             for br in sorted({min(r2, b) for b in (512, 1024, 2048, 4096, 8192, 16384)})]
+    if r2 <= 64:
+        tiles += [(bk, r2) for bk in (64, 256, 1024, 2048) if bk * r2 >= 256]
+    for bk, br in tiles:
+        if bk > max(K, 1) and bk <= 8:
+            continue
+        rows, chunks = -(-K // bk), -(-R // br)
+        want = 4 * sms
+        one = min(chunks, -(-want // rows), 1024) if 2 * rows < want and br < R else 1
+        for split in sorted({one, min(chunks, 2 * one) if one > 1 else 1}):
+            for warps in (2, 4, 8, 16):
+                if 1 <= bk * br // (32 * warps) <= 32 and (warps > 2 or bk * br <= 1024):
+                    out.append(dict(BLOCK_K=bk, BLOCK_R=br, num_warps=warps, SPLIT=split))
     return out
 
 

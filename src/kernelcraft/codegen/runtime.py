@@ -495,8 +495,8 @@ def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
     if columns:
         bk = max(1, min(k2, policy["GPU_BLOCK_K_COLUMNS"]))
         if r2 * min(bk, policy["GPU_BLOCK_K_COLUMNS_MIN"]) <= persist:
-            br = r2
-            bk = max(1, min(bk, persist // br))
+            br = r2  # a short reduced extent (RGB channels): more rows fill the tile
+            bk = max(1, min(k2, max(bk, policy["GPU_TILE"] // br), persist // br))
         else:
             br = max(1, min(r2, policy["GPU_TILE"] // bk))
     elif r2 <= persist:
