@@ -172,3 +172,26 @@ def test_amd_spills_are_scratch_bytes(meta, spills):
     res = _resources_hip(SimpleNamespace(asm={"amdgcn": text}, metadata=SimpleNamespace()))
     assert res["spills"] == spills and res["registers"] == 73
     assert ("sgpr spilled" in res["note"]) == bool(meta["sgpr_spill_count"])
+
+
+def test_split_rows_take_short_chunks():
+    """Few long rows split over programs: chunks halve until the split reaches
+    SPLIT_WAVES programs per SM (4 elements a thread); many rows keep their tile."""
+    from kernelcraft.codegen.runtime import _kc_split_tile_on
+
+    pol = {"SPLIT_WAVES": 4, "SPLIT_MIN_R": 32768}
+    assert _kc_split_tile_on(1, 1 << 21, 1, 8192, 16, 132, pol) == (1, 2048, 16)
+    assert _kc_split_tile_on(4, 1 << 21, 1, 8192, 16, 132, pol) == (1, 8192, 16)
+    assert _kc_split_tile_on(1, 1 << 16, 1, 8192, 16, 132, pol) == (1, 1024, 8)
+    assert _kc_split_tile_on(1024, 1 << 21, 1, 8192, 16, 132, pol) == (1, 8192, 16)
+    assert _kc_split_tile_on(1, 16384, 1, 8192, 16, 132, pol) == (1, 8192, 16)  # short
+
+
+def test_short_reduced_extent_in_columns_fills_the_tile():
+    """Three channels reduced across a channel stride: many pixels a program."""
+    base = {"LANES": 1, "CPU_TILE": 16384, "CPU_BLOCK_R": 4096, "GPU_TILE": 4096,
+            "GPU_BLOCK_R": 8192, "GPU_BLOCK_K_COLUMNS": 64, "GPU_BLOCK_K_COLUMNS_MIN": 8,
+            "GPU_PERSIST_TILE": 8192, "SPLIT_WAVES": 4, "MAX_SPLIT": 1024, "CPU_SMS": 4}
+    cols = ([[1]], 1, [[1 << 18]], 1)  # kept dim contiguous, reduced dim strided
+    assert _kc_row_config(1 << 23, 3, *cols, False, base) == (1024, 4, 8)
+    assert _kc_row_config(1 << 23, 256, *cols, False, base) == (32, 256, 8)

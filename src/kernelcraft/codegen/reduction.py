@@ -994,6 +994,7 @@ class _Gen:
                  f"rviews, {self.kr}, {self.rr})")
         w.append("    bk, br, warps = _kc_row_config(K, R, kst, kdim, rst, rdim, "
                  f"dev.type == 'cpu', {pol!r})")
+        w.append(f"    bk, br, warps = _kc_split_tile(K, R, bk, br, warps, dev, {pol!r})")
         w.append(f"    t = _kc_tuned('{self.wname}', dev, (K, R))")
         w.append("    if t is not None:")
         w.append("        bk, br, warps = t['BLOCK_K'], t['BLOCK_R'], t['num_warps']")
@@ -1292,7 +1293,8 @@ def _group_policy(an: _Analysis) -> dict[str, int]:
     """The launch policy of a group: ``_policy`` with its lanes, and the arg-reduction tile
     where a one-pass group holds an argmax or argmin."""
     arg = an.npasses == 1 and any(op_name(r.target) in ("argmax", "argmin") for r in an.reds)
-    return {**_policy(_lanes(an)), "ARG_TILE": ARG_TILE if arg else 0}
+    var = any(an.mode(r) == "var" for r in an.reds)
+    return {**_policy(_lanes(an)), "ARG_TILE": ARG_TILE if arg else 0, "VAR": int(var)}
 
 
 def _policy(lanes: int = 1) -> dict[str, int]:
@@ -1305,7 +1307,7 @@ def _policy(lanes: int = 1) -> dict[str, int]:
 
 def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
     """The GPU tile the wrapper would pick at the captured sizes (contiguous layout)."""
-    from kernelcraft.codegen.runtime import _kc_row_config, _kc_row_split_on
+    from kernelcraft.codegen.runtime import _kc_row_config, _kc_row_split_on, _kc_split_tile_on
 
     x = next((r.args[0] for r in an.reds), None)
     try:
@@ -1323,6 +1325,8 @@ def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
     rst = [[1 if (len(sizes) - 1) in rd else 0]]
     policy = _group_policy(an)  # the runtime asks the device for its SM count; here the target's
     bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, policy)
+    if br < R:
+        bk, br, warps = _kc_split_tile_on(K, R, bk, br, warps, sms, policy)
     split = _kc_row_split_on(K, R, bk, br, sms, True, policy)[0]
     return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
             "one_chunk": br >= R, "split": split}
