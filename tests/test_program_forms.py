@@ -610,3 +610,27 @@ def test_a_reduction_over_a_fill_reads_the_fill(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     ext = [(g.describe(), g.reason) for g in gen.plan.groups if g.kind == "extern"]
     assert len(ext) == 1 and ext[0][0] == "full" and "reduction kernel reads" in ext[0][1], ext
+
+
+UNBIND = HEADER + """
+class Model(nn.Module):
+    def forward(self, boxes, x):
+        x1, y1, x2, y2 = boxes.unbind(-1)
+        a, b = x.unbind(1)
+        keep = x[:, 0:1]  # a slice with a user of its own: emitted as it is
+        return (x2 - x1) * (y2 - y1) + a * b + keep.squeeze(1) + keep.sum()
+
+def get_inputs(): return [torch.rand(300, 4), torch.randn(300, 2)]
+def get_init_inputs(): return []
+"""
+
+
+def test_unbind_views_are_selects_in_the_forward(write, tmp_path):
+    """The views an exported unbind makes (a slice and a squeeze per part) are one
+    ``select`` each in the emitted forward: a Tensor method, not two ``torch.ops`` calls."""
+    gen = generate(write("unbind.py", UNBIND), GenerateOptions(
+        out_dir=tmp_path / "out", targets="sm_90", device="cpu", build=False))
+    assert gen.judge.correct, gen.judge.detail
+    fwd = gen.module_path.read_text().split("def _kc_v0_forward")[1]
+    assert fwd.count(".select(") == 6, fwd
+    assert fwd.count("aten.slice.Tensor") == 1, fwd
