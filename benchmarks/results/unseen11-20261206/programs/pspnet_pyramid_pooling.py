@@ -31,7 +31,7 @@ class Model(nn.Module):
     def forward(self, feats):
         h, w = feats.shape[-2:]
         levels = [feats]
-        for size, conv, bn in zip(self.bins, self.convs, self.bns):
+        for size, conv, bn in zip(self.bins, self.convs, self.bns, strict=True):
             y = F.adaptive_avg_pool2d(feats, size)
             y = F.relu(bn(conv(y)))
             levels.append(F.interpolate(y, size=(h, w), mode="bilinear", align_corners=True))
