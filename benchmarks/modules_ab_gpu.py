@@ -140,7 +140,8 @@ def _row_configs(K: int, R: int) -> list[dict]:
     also split over programs (the heuristic's count of programs per row and twice it)."""
     out = []
     r2 = 1 << max(0, R - 1).bit_length()
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    sms = (torch.cuda.get_device_properties(0).multi_processor_count
+           if torch.cuda.is_available() else 4)  # the interpreter's smoke test
     tiles = [(bk, br) for bk in (1, 2, 4, 8)
              for br in sorted({min(r2, b) for b in (512, 1024, 2048, 4096, 8192, 16384)})]
     if r2 <= 64:
