@@ -26,6 +26,8 @@ from pathlib import Path
 import torch
 from gpu_rows import recorder, versions
 
+from kernelcraft.codegen.reduction import MAX_SPLIT, SPLIT_WAVES
+from kernelcraft.codegen.runtime import _kc_row_split_on
 from kernelcraft.measure.compare import compare_one, flatten
 from kernelcraft.measure.timing import host_ms, time_cuda
 from kernelcraft.measure.verify import float64_program
@@ -134,6 +136,11 @@ def _tile_configs(scatter: bool = False) -> list[dict]:
     return [dict(BLOCK=b, XBLOCK=x, num_warps=w, FASTDIV=False) for b, w in sizes for x in cols]
 
 
+#: the row template's split policy (the sweep splits rows of any length, as the interpreter
+#: does; the GPU heuristic keeps rows under SPLIT_MIN_R whole)
+SPLIT_POLICY = {"SPLIT_WAVES": SPLIT_WAVES, "MAX_SPLIT": MAX_SPLIT}
+
+
 def _row_configs(K: int, R: int) -> list[dict]:
     """Rows per program, chunk and warps of the row template, 4 to 32 elements per thread;
     a short reduced extent (at most 64) also as many rows side by side (columns); few rows
@@ -149,9 +156,8 @@ def _row_configs(K: int, R: int) -> list[dict]:
     for bk, br in tiles:
         if bk > max(K, 1) and bk <= 8:
             continue
-        rows, chunks = -(-K // bk), -(-R // br)
-        want = 4 * sms
-        one = min(chunks, -(-want // rows), 1024) if 2 * rows < want and br < R else 1
+        chunks = -(-R // br)
+        one = _kc_row_split_on(K, R, bk, br, sms, False, SPLIT_POLICY)[0]
         for split in sorted({one, min(chunks, 2 * one) if one > 1 else 1}):
             for warps in (2, 4, 8, 16):
                 if 1 <= bk * br // (32 * warps) <= 32 and (warps > 2 or bk * br <= 1024):

@@ -179,7 +179,7 @@ def test_split_rows_take_short_chunks():
     SPLIT_WAVES programs per SM (4 elements a thread); many rows keep their tile."""
     from kernelcraft.codegen.runtime import _kc_split_tile_on
 
-    pol = {"SPLIT_WAVES": 4, "SPLIT_MIN_R": 32768}
+    pol = {"SPLIT_WAVES": 4, "SPLIT_MIN_R": 32768, "MAX_SPLIT": 1024}
     assert _kc_split_tile_on(1, 1 << 21, 1, 8192, 16, 132, pol) == (1, 2048, 16)
     assert _kc_split_tile_on(4, 1 << 21, 1, 8192, 16, 132, pol) == (1, 8192, 16)
     assert _kc_split_tile_on(1, 1 << 16, 1, 8192, 16, 132, pol) == (1, 1024, 8)

@@ -960,6 +960,12 @@ def is_arange(n: Any) -> bool:
 _POSITION_VIEWS = ("unsqueeze", "view", "_unsafe_view", "reshape", "squeeze", "alias")
 
 
+def slice_args(args: tuple[Any, ...]) -> list[Any]:
+    """(x, dim, start, end, step) of a positional ``aten.slice.Tensor`` call, defaults
+    filled."""
+    return (list(args) + [0, None, None, 1][len(args) - 1:])[:5]
+
+
 def whole_slice(n: fx.Node) -> bool:
     """``x[:, :]``-style slices that keep every element (``x[None, :]`` makes one)."""
     if op_name(n.target) != "slice" or not is_tensor_node(n.args[0]):

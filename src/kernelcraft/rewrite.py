@@ -124,6 +124,7 @@ from kernelcraft.plan import (
     is_tensor_node,
     piecewise_load,
     shape_key,
+    slice_args,
     val,
 )
 
@@ -780,7 +781,7 @@ def slice_assignments(gm: fx.GraphModule) -> int:
         elif n.kwargs:  # (the defaults below fill positional arguments only)
             continue
         else:
-            dim, start, end, step = (list(n.args[2:]) + [0, None, None, 1][len(n.args) - 2:])
+            _, dim, start, end, step = slice_args((n.args[0], *n.args[2:]))
             dim = dim % val(n).dim()
             start = 0 if start is None else start
             if step != 1 or not isinstance(start, int) or not (end is None or isinstance(

@@ -1325,8 +1325,7 @@ def _capture_config(g: Group, an: _Analysis, sms: int) -> dict[str, Any]:
     rst = [[1 if (len(sizes) - 1) in rd else 0]]
     policy = _group_policy(an)  # the runtime asks the device for its SM count; here the target's
     bk, br, warps = _kc_row_config(K, R, kst, 1, rst, 1, False, policy)
-    if br < R:
-        bk, br, warps = _kc_split_tile_on(K, R, bk, br, warps, sms, policy)
+    bk, br, warps = _kc_split_tile_on(K, R, bk, br, warps, sms, policy)
     split = _kc_row_split_on(K, R, bk, br, sms, True, policy)[0]
     return {"K": K, "R": R, "BLOCK_K": bk, "BLOCK_R": br, "num_warps": warps,
             "one_chunk": br >= R, "split": split}

@@ -519,15 +519,20 @@ def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
 _KC_SMS = {}
 
 
+def _kc_sms(dev):
+    """The device's multiprocessor count, asked once."""
+    if dev not in _KC_SMS:
+        _KC_SMS[dev] = torch.cuda.get_device_properties(dev).multi_processor_count
+    return _KC_SMS[dev]
+
+
 def _kc_row_split(K, R, bk, br, dev, policy):
     """(split, rchunk): how many programs share each row's R, and the R extent of each."""
     if br >= R:
         return 1, R
     if dev.type == "cpu":
         return _kc_row_split_on(K, R, bk, br, policy["CPU_SMS"], False, policy)
-    if dev not in _KC_SMS:
-        _KC_SMS[dev] = torch.cuda.get_device_properties(dev).multi_processor_count
-    return _kc_row_split_on(K, R, bk, br, _KC_SMS[dev], True, policy)
+    return _kc_row_split_on(K, R, bk, br, _kc_sms(dev), True, policy)
 
 
 def _kc_split_tile(K, R, bk, br, warps, dev, policy):
@@ -535,23 +540,20 @@ def _kc_split_tile(K, R, bk, br, warps, dev, policy):
     _kc_split_tile_on); unchanged in the interpreter."""
     if dev.type == "cpu" or br >= R:
         return bk, br, warps
-    if dev not in _KC_SMS:
-        _KC_SMS[dev] = torch.cuda.get_device_properties(dev).multi_processor_count
-    return _kc_split_tile_on(K, R, bk, br, warps, _KC_SMS[dev], policy)
+    return _kc_split_tile_on(K, R, bk, br, warps, _kc_sms(dev), policy)
 
 
 def _kc_split_tile_on(K, R, bk, br, warps, sms, policy):
-    """Few long rows split over programs: chunks short enough for the split to reach
-    ``SPLIT_WAVES`` programs per SM, 4 elements per thread (16 at 8192 and 16 warps).
-    H100, a mean over 2M box pairs (eight strided loads an element): a config sweep through
-    the tuned table gave 0.078 ms in 256 programs of 8192, 0.038 in 512 of 2048 at 16 warps
-    (0.052 at 4 warps); the module with this rule measured 0.085 against 0.088 in a later
-    A/B, so the sweep's gain is not yet confirmed."""
-    rows = -(-K // bk)
-    want = policy["SPLIT_WAVES"] * sms
-    if bk != 1 or R < policy.get("SPLIT_MIN_R", 0) or 2 * rows >= want:
+    """Few long rows split over programs (``_kc_row_split_on`` splits them): chunks short
+    enough for the split to reach ``SPLIT_WAVES`` programs per SM, 4 elements per thread
+    (16 at 8192 and 16 warps). H100, a mean over 2M box pairs (eight strided loads an
+    element): a config sweep through the tuned table gave 0.078 ms in 256 programs of 8192,
+    0.038 in 512 of 2048 at 16 warps (0.052 at 4 warps); the module with this rule measured
+    0.085 against 0.088 in a later A/B, so the sweep's gain is not yet confirmed."""
+    if bk != 1 or _kc_row_split_on(K, R, bk, br, sms, True, policy)[0] == 1:
         return bk, br, warps
-    while br > 1024 and rows * -(-R // br) < want:
+    want = policy["SPLIT_WAVES"] * sms
+    while br > 1024 and K * -(-R // br) < want:
         br //= 2
     return bk, br, max(4, min(16, br // 128))
 
