@@ -331,3 +331,63 @@ def test_an_index_also_read_elementwise_stays_a_tensor(write, tmp_path):
     assert gen.judge.correct, gen.judge.detail
     assert not any(g.kind == "extern" for g in gen.plan.groups)
     assert sorted(k.config.get("template") or "" for k in gen.kernels.values()) == ["", "row"]
+
+
+ROW_GATHERS = {
+    # cross entropy with ignored targets: the logit at the target beside the row's
+    # log-sum-exp, its index from outside the row kernel
+    "ce": ("""
+import torch, torch.nn as nn, torch.nn.functional as F
+
+class Model(nn.Module):
+    def forward(self, x, t):
+        return F.cross_entropy(x, t, ignore_index=-100, reduction="none")
+
+def get_inputs():
+    t = torch.randint(0, 37, (11,))
+    t[::4] = -100
+    return [torch.randn(11, 37), t]
+def get_init_inputs(): return []
+""", ["[torch.randn(1, 5), torch.tensor([3])]",
+      "[torch.randn(70, 300), torch.randint(0, 300, (70,))]"]),
+    # the index computed in the kernel: each row's maximum picked back by its argmax
+    "argmax": ("""
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x.gather(1, x.argmax(1, keepdim=True)) - x.logsumexp(1, keepdim=True)
+
+def get_inputs(): return [torch.randn(9, 40)]
+def get_init_inputs(): return []
+""", ["[torch.randn(1, 1)]", "[torch.randn(33, 700)]"]),
+    # one value per column (the reduced dim first), and a middle reduced dim
+    "columns": ("""
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, i, y, j):
+        a = x.gather(0, i) / x.abs().sum(0, keepdim=True)
+        b = y.gather(1, j) - y.amax(1, keepdim=True)
+        return a, b
+
+def get_inputs():
+    return [torch.randn(13, 6), torch.randint(0, 13, (1, 6)), torch.randn(2, 7, 5),
+            torch.randint(0, 7, (2, 1, 5))]
+def get_init_inputs(): return []
+""", ["[torch.randn(40, 3), torch.randint(0, 40, (1, 3)), torch.randn(3, 90, 4), "
+      "torch.randint(0, 90, (3, 1, 4))]"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROW_GATHERS))
+def test_row_gather_in_the_reduction_kernel(write, tmp_path, name):
+    """``aten.gather`` of one value per row joins the row's reduction kernel: no pointwise
+    kernel reads the gathered value back, on other sizes too."""
+    text, cases = ROW_GATHERS[name]
+    gen = generate(write(f"{name}.py", text), _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    gathers = [g for g in gen.plan.groups if any(op_name(n.target) == "gather" for n in g.nodes)]
+    assert gathers and all(g.kind == "reduction" for g in gathers), gen.plan.groups
+    kernels = len(gen.kernels)
+    assert _runs(gen, [], cases) == {kernels}

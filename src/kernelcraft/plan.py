@@ -444,6 +444,30 @@ def _reduction_gathers_ok(g: Group, domain: tuple[str, ...]) -> bool:
                for m in g.nodes if is_load(m))
 
 
+def _row_gather_home(n: fx.Node, group_of: dict[fx.Node, Group],
+                     groups: list[Group]) -> Group | None:
+    """A reduction group that can load ``aten.gather``'s one value per row: its result has
+    the group's kept shape (cross entropy's logit at the target beside the row's
+    log-sum-exp), its source is read from memory (not computed in the group) and its index
+    is a per-row value of the group or comes from outside it."""
+    if op_name(n.target) != "gather":
+        return None
+    src, idx = n.args[0], n.args[2]
+    shape = shape_key(val(n).shape)
+    for u in [*src.users, *idx.users]:
+        g = group_of.get(u)
+        if g is None or g.kind != "reduction" or src in g.nodes:
+            continue
+        keep = tuple("1" if d in g.rdims else s for d, s in enumerate(g.domain))
+        if shape != keep:
+            continue
+        if idx in g.nodes and shape_key(val(idx).shape) != keep:
+            continue
+        if _acyclic(n, g, group_of, groups):
+            return g
+    return None
+
+
 def _gather_safe(groups: list[Group]) -> bool:
     """Whether these groups may become one kernel: a gather's (or cat's, or padding's)
     sources and index tensors stay outside it (the kernel reads them from memory), and only
@@ -603,7 +627,11 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 join(g, n)
                 continue
         if is_load(n):  # a load of the pointwise template
-            new("pointwise", n, domain=shape_key(value.shape))
+            g = _row_gather_home(n, group_of, groups) if opts.fuse_reductions else None
+            if g is not None:  # one value per row, loaded by the reduction's kernel
+                join(g, n)
+            else:
+                new("pointwise", n, domain=shape_key(value.shape))
             continue
         if name == "squeeze":
             g = group_of.get(n.args[0])
@@ -1262,7 +1290,7 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
     # independent pointwise groups on the same row shape merge in (BatchNorm's running
     # statistics, updated from the batch statistics in the kernel that computes them).
     rows = [g for g in found if g.kind == "reduction" and g.domain != shape]
-    if rows and all(g is rows[0] or _row_mergeable(g, shape) for g in found):
+    if rows and all(g is rows[0] or _row_mergeable(g, shape, rows[0]) for g in found):
         found.remove(rows[0])
         found.insert(0, rows[0])
     # The fused kernel is the first home; others merge in when they are pointwise groups of
@@ -1271,7 +1299,7 @@ def _pointwise_homes(n: fx.Node, shape: tuple[str, ...], groups: list[Group],
     merged = [home]
     for g in found[1:]:
         row_level = (home.kind == "reduction" and home.domain != shape
-                     and _row_mergeable(g, shape))
+                     and _row_mergeable(g, shape, home))
         if (g.kind == "pointwise" and (g.domain == home.domain or row_level)
                 and all(g.id not in m.deps and m.id not in g.deps for m in merged)
                 and _gather_safe([*merged, g])
@@ -1361,11 +1389,19 @@ def _row_view_home(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:
     return None
 
 
-def _row_mergeable(g: Group, shape: tuple[str, ...]) -> bool:
-    """A pointwise group on the row shape ``shape`` that a reduction kernel can take as it
-    is: no gathers, no positions (now or later: no arange)."""
-    return (g.kind == "pointwise" and g.domain == shape and not g.positions
-            and not _has_gather(g) and not any(is_arange(m) for m in g.nodes))
+def _row_mergeable(g: Group, shape: tuple[str, ...], row: Group) -> bool:
+    """A pointwise group on the row shape ``shape`` that reduction kernel ``row`` can take
+    as it is: no positions (now or later: no arange), no gathers but row gathers of sources
+    and indices from outside both (``_row_gather_home``: one value per row)."""
+    if g.kind != "pointwise" or g.domain != shape or g.positions:
+        return False
+    if any(is_arange(m) for m in g.nodes):
+        return False
+    keep = tuple("1" if d in row.rdims else s for d, s in enumerate(row.domain))
+    members = set(g.nodes) | set(row.nodes)
+    return all(op_name(m.target) == "gather" and shape == keep
+               and not any(a in members for a in m.all_input_nodes)
+               for m in g.nodes if is_load(m))
 
 
 #: views that can only re-shape a per-row value between kept shapes (no permutation)

@@ -151,6 +151,13 @@ def _fail(msg: str) -> None:
     raise NotImplementedError(msg)
 
 
+def _row_gather(n: fx.Node, ctx: str) -> bool:
+    """A gather of one value per row (``aten.gather`` on the kept shape: cross entropy's
+    logit at the target, a policy's log-probability of its action): loaded once per row
+    from its source's row at the index, which is a per-row input or value of the kernel."""
+    return ctx == "keep" and op_name(n.target) == "gather"
+
+
 def _analyse(g: Group) -> _Analysis:
     dom, rd = g.domain, g.rdims
     keep = tuple("1" if i in rd else s for i, s in enumerate(dom))
@@ -203,7 +210,17 @@ def _analyse(g: Group) -> _Analysis:
         full = an.ctx[n] == "full"
         level = 1 if full else 0
         if gather_dims(n) is not None and not full:
-            _fail(f"{n.name}: a gather off the reduction's domain")
+            if not _row_gather(n, an.ctx[n]):
+                _fail(f"{n.name}: a gather off the reduction's domain")
+            if n.args[0] in members:
+                _fail(f"{n.name}: gathers from a value of its own kernel")
+            for a in gather_indices(n):  # an index of this kernel: once its level is done
+                if a in members:
+                    if an.ctx[a] != "keep":
+                        _fail(f"{n.name}: a row gather by a value off the kept shape")
+                    level = max(level, an.ready[a])
+            an.ready[n] = level
+            continue
         for a in n.all_input_nodes:
             if a not in members:
                 continue
@@ -382,7 +399,8 @@ class _Gen:
         # plus index * stride per gathered dim; index tensors loaded (or computed from their
         # positions) once per row where they do not vary along the reduced dims (``*_RV``)
         self.gathers = [n for n in g.nodes
-                        if gather_dims(n) is not None and an.ctx[n] != "pos"]
+                        if gather_dims(n) is not None and an.ctx[n] == "full"]
+        self.row_gathers = [n for n in g.nodes if _row_gather(n, an.ctx.get(n, ""))]
         self.canon = gather_canon(self.gathers)
         self.gi_node = {self.canon[(i, k)]: t for i, n in enumerate(self.gathers)
                         for k, t in enumerate(gather_indices(n))}
@@ -399,6 +417,11 @@ class _Gen:
         uses: dict[fx.Node, set[str]] = {a: set() for a in self.tensors}
         for n in self.g.nodes:
             if n not in needed or n in self.gathers:  # (a gather reads through its views)
+                continue
+            if n in self.row_gathers:  # its source through a view of its own
+                for a in gather_indices(n):
+                    if a in uses:
+                        uses[a].add("keep")
                 continue
             if n in an.reds:
                 if an.source(n) not in members:
@@ -422,6 +445,8 @@ class _Gen:
                     self._add_op(_Op(f"{nm}{ctx[0]}", nm, ctx, view), (a, ctx))
         for i, n in enumerate(self.gathers):  # sources first: they pick the layout
             self._add_op(_Op(f"gx{i}", self.in_name[n.args[0]], "full", f"gxv{i}"), (n, "gx"))
+        for j, n in enumerate(self.row_gathers):  # offsets of the row, not loaded up front
+            self._add_op(_Op(f"rg{j}", self.in_name[n.args[0]], "keep", f"rgv{j}"), (n, "rg"))
         for nm, t in self.gi_node.items():
             ptr = "" if t in self.g.positions else self.in_name[t]
             self._add_op(_Op(nm, ptr, "full", nm), (t, nm))
@@ -526,6 +551,7 @@ class _Gen:
             params += [f"{op.name}_rs{d}" for d in range(rr)]
         for i, n in enumerate(self.gathers):
             params += [f"gx{i}_{x}{k}" for x in "ns" for k in range(len(gather_dims(n)))]
+        params += [f"rg{j}_{x}" for j in range(len(self.row_gathers)) for x in "ns"]
         if split:
             params += ["SPLIT", "RCHUNK"]
         params += ["KDIM: tl.constexpr", "RDIM: tl.constexpr", "BLOCK_K: tl.constexpr",
@@ -551,7 +577,7 @@ class _Gen:
             body += _offsets(f"koff_{op.name}", "ki", f"{op.name}_ks", "KDIM", "rows * 0",
                              "    ", False, self.kr)
         for op in self.red_ops:
-            if op.ptr.startswith("in"):
+            if op.ptr.startswith("in") and not op.name.startswith("rg"):
                 body.append(f"    x_{op.name} = tl.load({op.ptr} + koff_{op.name}, "
                             "mask=rmask, other=0)")
         self.red_val: dict[fx.Node, str] = {}
@@ -621,6 +647,12 @@ class _Gen:
         raise AssertionError(f"{a.name} is not available")
 
     def _lower(self, n: fx.Node, ctx: str, vals: dict[fx.Node, str], sfx: str) -> str:
+        if n in self.row_gathers:  # the row's value at its index (wrapped below 0)
+            j = self.row_gathers.index(n)
+            ix = f"{self._operand(gather_indices(n)[0], ctx, vals, sfx)}.to(tl.int64)"
+            op = self.op_of[(n, "rg")]
+            return (f"tl.load({op.ptr} + koff_{op.name} + tl.where({ix} < 0, {ix} + rg{j}_n, "
+                    f"{ix}) * rg{j}_s, mask=rmask, other=0)")
         if op_name(n.target) in ROW_VIEWS:  # a per-row value re-viewed (plan._row_view_home)
             return self._operand(n.args[0], ctx, vals, sfx)
         env = {a: self._operand(a, ctx, vals, sfx) for a in n.all_input_nodes}
@@ -874,8 +906,9 @@ class _Gen:
         kargs += [self.sc_name[a] for a in self.scalars]
         ints = "[K, R, *ksz, *rsz, *[s for st in kst for s in st], *[s for st in rst for s in st]"
         common = "KDIM=kdim, RDIM=rdim, BLOCK_R=br, ALIGNED=aligned, IDX64=far"
-        if self.gathers:
+        if self.gathers or self.row_gathers:
             ints += ", *gx"
+        if self.gathers:
             common += ", **rv"
         w = [f"def {self.wname}_plan({args}):", *self._preamble("'meta'")]
         w.append(f"    shapes = [{', '.join(self._out_shape(o) for o in self.outs)}]")
@@ -986,7 +1019,11 @@ class _Gen:
             view, lines, _ = gather_view_lines(i, n, arg, "shape", self.canon)
             w += [f"    gxv{i} = {view}", *lines]
             gx += gather_ints(n, arg)
-        if self.gathers:
+        for j, n in enumerate(self.row_gathers):  # the source's rows over the kept shape
+            d, src = n.args[1] % val(n).dim(), arg[n.args[0]]
+            w.append(f"    rgv{j} = _kc_gather_view({src}, {d}, 1, keep, keep, True)")
+            gx += [f"{src}.shape[{d}]", f"{src}.stride({d})"]
+        if self.gathers or self.row_gathers:
             w.append(f"    gx = [{', '.join(gx)}]")
         w.append(f"    fviews = [{', '.join(op.view for op in self.full_ops)}]")
         w.append(f"    rviews = [{', '.join(op.view for op in self.red_ops)}]")
@@ -1004,7 +1041,8 @@ class _Gen:
         # rolled LayerNorm 0.33 -> 0.14 ms, BERT's embeddings + LayerNorm 0.17 -> 0.08,
         # softmax over dim 1 of a 3-D tensor 0.22 -> 0.20), looped rows lose (a mean over
         # dim 1 0.135 -> 0.158, group norm 0.46 -> 0.52), so they keep int64
-        srcs = "".join(f", {self.in_name[n.args[0]]}" for n in self.gathers)
+        srcs = "".join(f", {self.in_name[n.args[0]]}"
+                       for n in self.gathers + self.row_gathers)
         w.append(f"    far = br < R or K >= 2**30 or _kc_far([*fviews, *rviews{srcs}])")
         if self.gathers:  # index views that vary along the reduced dims
             at = {op.name: j for j, op in enumerate(self.full_ops)}
