@@ -38,6 +38,10 @@ along the reduced dims (launch flag ``<view>_RV`` false: embedding ids, a roll o
 dims), per element otherwise. Index math is int32 for rows kept in one chunk where no
 offset can pass 2**31 (launch flag ``IDX64``).
 
+A row gather (``aten.gather`` on the kept shape, ``_row_gather``: cross entropy's logit at
+the target) loads one value per row among the reduced-context nodes, at its source's row
+offset plus index x stride; its index is a per-row input or value of the kernel.
+
 Knobs, chosen at runtime from the sizes and layout by ``runtime._kc_row_config`` and
 ``_kc_row_split`` with the policy constants below: BLOCK_K, BLOCK_R, num_warps, SPLIT.
 Anything else raises NotImplementedError (the group then runs through PyTorch).
