@@ -233,8 +233,13 @@ def reduction_dims(n: fx.Node) -> tuple[tuple[int, ...], bool]:
     return tuple(sorted(d % max(ndim, 1) for d in dims)), keepdim
 
 
+def keep_shape(domain: tuple[str, ...], rdims: tuple[int, ...]) -> tuple[str, ...]:
+    """The domain with its reduced dims set to 1 (a keepdim reduction's result)."""
+    return tuple("1" if i in rdims else s for i, s in enumerate(domain))
+
+
 def kept_shapes(domain: tuple[str, ...], rdims: tuple[int, ...]) -> set[tuple[str, ...]]:
-    keep = tuple("1" if i in rdims else s for i, s in enumerate(domain))
+    keep = keep_shape(domain, rdims)
     drop = tuple(s for i, s in enumerate(domain) if i not in rdims)
     return {keep, drop}
 
@@ -458,7 +463,7 @@ def _row_gather_home(n: fx.Node, group_of: dict[fx.Node, Group],
         g = group_of.get(u)
         if g is None or g.kind != "reduction" or src in g.nodes:
             continue
-        keep = tuple("1" if d in g.rdims else s for d, s in enumerate(g.domain))
+        keep = keep_shape(g.domain, g.rdims)
         if shape != keep:
             continue
         if idx in g.nodes and shape_key(val(idx).shape) != keep:
@@ -1397,7 +1402,7 @@ def _row_mergeable(g: Group, shape: tuple[str, ...], row: Group) -> bool:
         return False
     if any(is_arange(m) for m in g.nodes):
         return False
-    keep = tuple("1" if d in row.rdims else s for d, s in enumerate(row.domain))
+    keep = keep_shape(row.domain, row.rdims)
     members = set(g.nodes) | set(row.nodes)
     return all(op_name(m.target) == "gather" and shape == keep
                and not any(a in members for a in m.all_input_nodes)
@@ -1410,7 +1415,7 @@ ROW_VIEWS = ("view", "_unsafe_view", "reshape", "squeeze", "unsqueeze")
 
 def _reduced_context_ok(n: fx.Node, g: Group, shape: tuple[str, ...]) -> bool:
     """A node on the domain may use reduced values only in keepdim form (broadcasts right)."""
-    keep = tuple("1" if i in g.rdims else s for i, s in enumerate(g.domain))
+    keep = keep_shape(g.domain, g.rdims)
     for a in n.all_input_nodes:
         if group_of_member(a, g) and shape_key(val(a).shape) not in (g.domain, keep):
             if shape == g.domain:
