@@ -449,6 +449,13 @@ def _reduction_gathers_ok(g: Group, domain: tuple[str, ...]) -> bool:
                for m in g.nodes if is_load(m))
 
 
+def row_gather(n: fx.Node, g: Group) -> bool:
+    """An ``aten.gather`` of one value per row of reduction group ``g``: its result has
+    the group's kept shape (cross entropy's logit at the target)."""
+    return (op_name(n.target) == "gather"
+            and shape_key(val(n).shape) == keep_shape(g.domain, g.rdims))
+
+
 def _row_gather_home(n: fx.Node, group_of: dict[fx.Node, Group],
                      groups: list[Group]) -> Group | None:
     """A reduction group that can load ``aten.gather``'s one value per row: its result has
@@ -458,15 +465,11 @@ def _row_gather_home(n: fx.Node, group_of: dict[fx.Node, Group],
     if op_name(n.target) != "gather":
         return None
     src, idx = n.args[0], n.args[2]
-    shape = shape_key(val(n).shape)
     for u in [*src.users, *idx.users]:
         g = group_of.get(u)
-        if g is None or g.kind != "reduction" or src in g.nodes:
+        if g is None or g.kind != "reduction" or src in g.nodes or not row_gather(n, g):
             continue
-        keep = keep_shape(g.domain, g.rdims)
-        if shape != keep:
-            continue
-        if idx in g.nodes and shape_key(val(idx).shape) != keep:
+        if idx in g.nodes and shape_key(val(idx).shape) != shape_key(val(n).shape):
             continue
         if _acyclic(n, g, group_of, groups):
             return g
@@ -1402,10 +1405,8 @@ def _row_mergeable(g: Group, shape: tuple[str, ...], row: Group) -> bool:
         return False
     if any(is_arange(m) for m in g.nodes):
         return False
-    keep = keep_shape(row.domain, row.rdims)
     members = set(g.nodes) | set(row.nodes)
-    return all(op_name(m.target) == "gather" and shape == keep
-               and not any(a in members for a in m.all_input_nodes)
+    return all(row_gather(m, row) and not any(a in members for a in m.all_input_nodes)
                for m in g.nodes if is_load(m))
 
 

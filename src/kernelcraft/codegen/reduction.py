@@ -38,7 +38,7 @@ along the reduced dims (launch flag ``<view>_RV`` false: embedding ids, a roll o
 dims), per element otherwise. Index math is int32 for rows kept in one chunk where no
 offset can pass 2**31 (launch flag ``IDX64``).
 
-A row gather (``aten.gather`` on the kept shape, ``_row_gather``: cross entropy's logit at
+A row gather (``aten.gather`` on the kept shape, ``plan.row_gather``: cross entropy's logit at
 the target) loads one value per row among the reduced-context nodes, at its source's row
 offset plus index x stride; its index is a per-row input or value of the kernel.
 
@@ -81,6 +81,7 @@ from kernelcraft.plan import (
     is_tensor_node,
     piecewise_load,
     reduction_dims,
+    row_gather,
     shape_key,
     val,
 )
@@ -155,13 +156,6 @@ def _fail(msg: str) -> None:
     raise NotImplementedError(msg)
 
 
-def _row_gather(n: fx.Node, ctx: str) -> bool:
-    """A gather of one value per row (``aten.gather`` on the kept shape: cross entropy's
-    logit at the target, a policy's log-probability of its action): loaded once per row
-    from its source's row at the index, which is a per-row input or value of the kernel."""
-    return ctx == "keep" and op_name(n.target) == "gather"
-
-
 def _analyse(g: Group) -> _Analysis:
     dom, rd = g.domain, g.rdims
     keep = tuple("1" if i in rd else s for i, s in enumerate(dom))
@@ -214,7 +208,7 @@ def _analyse(g: Group) -> _Analysis:
         full = an.ctx[n] == "full"
         level = 1 if full else 0
         if gather_dims(n) is not None and not full:
-            if not _row_gather(n, an.ctx[n]):
+            if not row_gather(n, g):
                 _fail(f"{n.name}: a gather off the reduction's domain")
             if n.args[0] in members:
                 _fail(f"{n.name}: gathers from a value of its own kernel")
@@ -404,7 +398,9 @@ class _Gen:
         # positions) once per row where they do not vary along the reduced dims (``*_RV``)
         self.gathers = [n for n in g.nodes
                         if gather_dims(n) is not None and an.ctx[n] == "full"]
-        self.row_gathers = [n for n in g.nodes if _row_gather(n, an.ctx.get(n, ""))]
+        # one value per row (plan.row_gather): loaded once per row from its source's row
+        # at the index, which is a per-row input or value of the kernel
+        self.row_gathers = [n for n in g.nodes if an.ctx[n] == "keep" and row_gather(n, g)]
         self.canon = gather_canon(self.gathers)
         self.gi_node = {self.canon[(i, k)]: t for i, n in enumerate(self.gathers)
                         for k, t in enumerate(gather_indices(n))}
