@@ -18,6 +18,7 @@ import torch
 
 from kernelcraft.generate import GenerateOptions, build, generate
 from kernelcraft.problem import load_problem
+from tests.test_gather_reduction import _runs
 
 LINEAR_GELU = """
     import torch, torch.nn as nn, torch.nn.functional as F
@@ -87,6 +88,39 @@ def test_bmm_scale(write: Any, tmp_path: Path) -> None:
     assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
     (k,) = gen.kernels.values()
     assert "tl.program_id(1)" in k.source
+
+
+BATCH_SPLIT = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, q, w, k):
+            # [B, 1, S, D] @ [H, D, E]: both broadcast to [B, H, ...], copied by PyTorch to
+            # merge the batch dims; a key transposed in a middle dim ([B, S, H, D] -> heads)
+            p = torch.matmul(q, w)
+            s = torch.matmul(q.expand(-1, w.shape[0], -1, -1), k.permute(0, 2, 3, 1))
+            return p, s
+
+    b, h, s, d, e = 2, 3, 37, 19, 13
+    def get_inputs():
+        return [torch.randn(b, 1, s, d), torch.randn(h, d, e), torch.randn(b, s, h, d)]
+    def get_init_inputs(): return []
+"""
+
+
+def test_bmm_operands_read_through_their_batch_strides(write: Any, tmp_path: Path) -> None:
+    """A bmm operand PyTorch copies only to merge its batch dims (a broadcast or permuted
+    4-D operand) is read in place: no copy kernel, the batch index split in the kernel."""
+    gen = _judged(write, tmp_path, "batch_split", BATCH_SPLIT)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    kinds = sorted(g.kind for g in gen.plan.kernels)
+    assert kinds == ["matmul", "matmul"], kinds
+    split = [k for k in gen.kernels.values() if "s_ab1" in k.source]
+    assert split and all("s_bb1" in k.source for k in split)
+    # other batch sizes, through the same module (run-time arguments of the kernels)
+    cases = [f"[torch.randn({b}, 1, {s}, 19), torch.randn({h}, 19, 13), "
+             f"torch.randn({b}, {s}, {h}, 19)]" for b, h, s in ((1, 5, 8), (3, 2, 70))]
+    assert _runs(gen, [], cases) == {2}
 
 
 DECAY_WINDOW = """
@@ -173,7 +207,8 @@ def _matmul_launch(path: Path, tmp_path: Path) -> tuple[Any, Any, dict[str, Any]
     for n in ks.inputs:  # what the wrapper receives at the captured sizes and strides
         v = n.meta["val"]
         size, stride = [int(s) for s in v.shape], [int(s) for s in v.stride()]
-        args.append(torch.empty_strided(size, stride).normal_())
+        extent = 1 + sum((z - 1) * t for z, t in zip(size, stride, strict=True))
+        args.append(torch.randn(extent).as_strided(size, stride))  # (broadcast: stride 0)
     getattr(mod, ks.wrapper_name)(*args)
     (a, kw), = log
     return kernel, a, kw, getattr(mod, ks.wrapper_name + "_config")
@@ -200,17 +235,18 @@ def _compile(kernel: Any, args: Any, kw: dict[str, Any], target: Any, config: An
     reason="@triton.jit functions are not compilable under TRITON_INTERPRET=1",
 )
 @pytest.mark.parametrize("arch", ["sm_90", "gfx942"])
-@pytest.mark.parametrize("case", ["linear_gelu", "bmm_scale"])
+@pytest.mark.parametrize("case", ["linear_gelu", "bmm_scale", "batch_split"])
 def test_cross_compiles(arch: str, case: str, write: Any, tmp_path: Path,
                         monkeypatch: pytest.MonkeyPatch, launch_signature: Any) -> None:
     from kernelcraft.target import resolve
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
     monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
-    source = {"linear_gelu": LINEAR_GELU, "bmm_scale": BMM_SCALE}[case]
+    source = {"linear_gelu": LINEAR_GELU, "bmm_scale": BMM_SCALE,
+              "batch_split": BATCH_SPLIT}[case]
     # sizes big enough that the GPU heuristic picks its large tiles
     source = source.replace("67, 45, 37", "4096, 1024, 1024").replace(
-        "3, 35, 41, 19", "8, 1024, 1024, 64")
+        "3, 35, 41, 19", "8, 1024, 1024, 64").replace("2, 3, 37, 19, 13", "4, 8, 1024, 64, 64")
     path = write(f"{case}.py", source)
     kernel, args, kw, config = _matmul_launch(path, tmp_path)
     target = resolve(arch)

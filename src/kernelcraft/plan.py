@@ -89,6 +89,9 @@ class FusionOptions:
     #: pointwise ops after a view merging the dims of a clone (``x.permute(..).contiguous()
     #: .view(..)``) compute on the clone's shape (``rewrite.unmerge_views``): one kernel
     unmerge_views: bool = True
+    #: a bmm operand copied only to merge its batch dims (``view(clone(y))``) is read from
+    #: ``y`` through its strides by the matmul kernel (``batch_operand_chain``): no copy
+    strided_batch_operands: bool = True
     #: pointwise ops whose operands are all reshapes of values of one shape (or single
     #: elements) compute on that shape (``rewrite.follow_views``): GroupNorm's activation
     #: joins the norm's kernel
@@ -698,7 +701,14 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                     new("reduction", n, domain=domain, rdims=rdims)
             continue
         if is_matmul(n.target) and _matmul_ok(n):
-            new("matmul", n, domain=shape_key(value.shape), anchor=n)
+            mg = new("matmul", n, domain=shape_key(value.shape), anchor=n)
+            if opts.strided_batch_operands:
+                for chain in filter(None, map(batch_operand_chain, n.args[:2])):
+                    homes = [group_of.get(m) for m in chain]
+                    if all(h is not None and h.nodes == [m]
+                           for h, m in zip(homes, chain, strict=True)):
+                        for h in homes:  # the copy's kernel and the view's glue
+                            _merge(mg, h, groups, group_of)
             continue
         if name in POOLS:
             why = pool_supported(n)
@@ -1220,6 +1230,31 @@ def _matmul_ok(n: fx.Node) -> bool:
         if bias.dim() > 2:
             return False
     return True
+
+
+def batch_operand_chain(a: Any) -> tuple[fx.Node, fx.Node] | None:
+    """``(clone, view)`` when bmm operand ``a`` is ``view(clone(y), [B, M, K])`` with ``y`` of
+    shape [b1, .., bk, M, K] (``q @ k.transpose(-2, -1)`` on 4-D tensors: the transposed
+    operand copied to merge its batch dims) and nothing else reads the copy: the matmul
+    kernel reads ``y`` through its strides, splitting its batch index over y's batch dims,
+    and the copy is never made. Else None."""
+    if not (isinstance(a, fx.Node) and op_name(a.target) in ("view", "_unsafe_view")
+            and len(a.users) == 1 and val(a).dim() == 3):
+        return None
+    c = a.args[0]
+    if not (isinstance(c, fx.Node) and c.op == "call_function" and op_name(c.target) == "clone"
+            and len(c.users) == 1 and set(c.kwargs) <= {"memory_format"}):
+        return None
+    y = c.args[0]
+    if not (is_tensor_node(y) and 3 <= val(y).dim() <= 3 + MAX_BATCH_SPLIT - 1
+            and shape_key(val(y).shape)[-2:] == shape_key(val(a).shape)[-2:]
+            and val(y).dtype == val(a).dtype):
+        return None
+    return c, a
+
+
+#: batch dims a bmm operand may keep (``batch_operand_chain``): [b1, b2, b3, M, K]
+MAX_BATCH_SPLIT = 3
 
 
 def _extern_reason(n: fx.Node) -> str:

@@ -38,7 +38,7 @@ from kernelcraft.codegen.common import (
 )
 from kernelcraft.codegen.ops import TL_DTYPE, op_name
 from kernelcraft.codegen.runtime import _KC_IEEE_INTENSITY
-from kernelcraft.plan import Group, hint, is_tensor_node, val
+from kernelcraft.plan import Group, batch_operand_chain, hint, is_tensor_node, val
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -137,7 +137,14 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         raise NotImplementedError(f"{kind} operands of rank {val(a).dim()}/{val(b).dim()}")
     shape = tuple(val(anchor).shape)
     members = set(g.nodes)
-    epilogue = [n for n in g.nodes if n is not anchor]
+    # a bmm operand viewed from a copy of y the group holds is read from y (its batch dims
+    # split by the kernel): see plan.batch_operand_chain
+    chains = {x: c for x in (a, b) if batched and (c := batch_operand_chain(x)) is not None
+              and all(m in members for m in c)}
+    operand = {x: chains[x][0].args[0] if x in chains else x for x in (a, b)}
+    nbatch = {x: val(operand[x]).dim() - 2 if batched else 0 for x in (a, b)}
+    prologue = {m for c in chains.values() for m in c}
+    epilogue = [n for n in g.nodes if n is not anchor and n not in prologue]
     for n in epilogue:
         check_epilogue(n, shape, "matmul", g.outputs)
         for x in n.all_input_nodes:
@@ -151,8 +158,11 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
 
     kname, wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
     cname = f"_kc_{g.name}_config"
-    tensors = [x for x in g.inputs if is_tensor_node(x)]
-    scalars = [x for x in g.inputs if not is_tensor_node(x)]
+    # (the sizes a prologue's view takes are not needed: the kernel reads the view's source)
+    used = {x for n in g.nodes if n not in prologue for x in n.all_input_nodes}
+    used |= {operand[a], operand[b]}
+    tensors = [x for x in g.inputs if is_tensor_node(x) and x in used]
+    scalars = [x for x in g.inputs if not is_tensor_node(x) and x in used]
     in_name = {x: f"in{i}" for i, x in enumerate(tensors)}
     sc_name = {x: f"sc{i}" for i, x in enumerate(scalars)}
     # external tensors the epilogue reads, each loaded once at the tile's (m, n) offsets
@@ -167,17 +177,42 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     # ---- kernel
     ptrs = ["a_ptr", "b_ptr"] + (["c_ptr"] if bias is not None else [])
     ptrs += [f"e{i}_ptr" for i in range(len(loads))] + [f"o{i}_ptr" for i in range(len(outs))]
-    strides = (["s_ab", "s_am", "s_ak", "s_bb", "s_bk", "s_bn"] if batched
-               else ["s_am", "s_ak", "s_bk", "s_bn"])
+
+    def batch_strides(stem: str, x: fx.Node) -> list[str]:
+        nb = nbatch[x]
+        if not batched:
+            return []
+        if nb == 1:
+            return [f"s_{stem}b"]
+        return [f"s_{stem}b{d}" for d in range(nb)] + [f"{stem}_n{d}" for d in range(1, nb)]
+
+    strides = (batch_strides("a", a) + ["s_am", "s_ak"] + batch_strides("b", b)
+               + ["s_bk", "s_bn"])
     if bias is not None:
         strides += ["s_cm", "s_cn"]
     for stem in [f"e{i}" for i in range(len(loads))] + [f"o{i}" for i in range(len(outs))]:
         strides += ([f"s_{stem}b"] if batched else []) + [f"s_{stem}m", f"s_{stem}n"]
     consts = ["BM", "BN", "BK", "GROUP_M"] + (["PREC"] if fp32 else ["UPCAST"])
     params = ptrs + [sc_name[x] for x in scalars] + ["M", "N", "K"] + strides
+    params += ["b_base"] if batched else []
     params += [f"{c}: tl.constexpr" for c in consts]
-    boff_a = "pid_b * s_ab + " if batched else ""
-    boff_b = "pid_b * s_bb + " if batched else ""
+
+    def batch_offset(stem: str, x: fx.Node) -> tuple[list[str], str]:
+        """Lines computing operand ``x``'s offset of batch ``pid_b``, and its term."""
+        nb = nbatch[x]
+        if not batched:
+            return [], ""
+        if nb == 1:
+            return [], f"pid_b * s_{stem}b + "
+        lines = ["    _r = pid_b", f"    {stem}_boff = pid_b * 0"]
+        for d in range(nb - 1, 0, -1):
+            lines += [f"    {stem}_boff += (_r % {stem}_n{d}) * s_{stem}b{d}",
+                      f"    _r = _r // {stem}_n{d}"]
+        lines.append(f"    {stem}_boff += _r * s_{stem}b0")
+        return lines, f"{stem}_boff + "
+
+    split_a, boff_a = batch_offset("a", a)
+    split_b, boff_b = batch_offset("b", b)
     dot = ["        acc = tl.dot(a, b, acc=acc, input_precision=PREC)"]
     if not fp32:
         # 16-bit operands: the native dot on GPUs; exact fp32 products under the interpreter,
@@ -192,8 +227,9 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     body = [
         "    pid = tl.program_id(0)",
     ]
-    if batched:
-        body.append("    pid_b = tl.program_id(1).to(tl.int64)")
+    if batched:  # (b_base: the first batch of this launch, for more than a grid axis holds)
+        body.append("    pid_b = tl.program_id(1).to(tl.int64) + b_base")
+        body += split_a + split_b
     body += [
         "    grid_m = tl.cdiv(M, BM)",
         "    grid_n = tl.cdiv(N, BN)",
@@ -246,16 +282,16 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
               + "\n".join(body))
 
     # ---- wrapper
-    A, B = in_name[a], in_name[b]
+    A, B = in_name[operand[a]], in_name[operand[b]]
     args = [in_name[x] for x in tensors] + [sc_name[x] for x in scalars]
     w = [_heuristic_source(cname), "", f"def {wname}({', '.join(args)}):"]
     if batched:
         w += [
-            f"    Bt, M, K = {A}.shape",
-            f"    if {B}.dim() != 3 or {B}.shape[0] != Bt or {B}.shape[1] != K:",
+            f"    Bt, M, K = _kc_prod({A}.shape[:-2]), *{A}.shape[-2:]",
+            f"    if _kc_prod({B}.shape[:-2]) != Bt or {B}.shape[-2] != K:",
             f"        raise ValueError(f'bmm: shapes {{tuple({A}.shape)}} and "
             f"{{tuple({B}.shape)}}')",
-            f"    N = {B}.shape[2]",
+            f"    N = {B}.shape[-1]",
             "    dom = (Bt, M, N)",
         ]
     else:
@@ -281,11 +317,14 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         w.append(f"    e{i} = {in_name[x]}.expand(dom)")
         views.append(f"e{i}")
     views += onames
-    stride_of = {
-        A: [f"{A}.stride({d})" for d in range(rank)],
-        B: [f"{B}.stride({d})" for d in range(rank)],
-    }
-    st: list[str] = list(stride_of[A]) + list(stride_of[B])
+
+    def operand_strides(T: str, x: fx.Node) -> list[str]:
+        nb = nbatch[x]
+        out = [f"{T}.stride({d})" for d in range(nb)]
+        out += [f"{T}.shape[{d}]" for d in range(1, nb)] if nb > 1 else []
+        return out + [f"{T}.stride({nb})", f"{T}.stride({nb + 1})"]
+
+    st: list[str] = operand_strides(A, a) + operand_strides(B, b)
     if bias is not None:
         st += ["c.stride(0)", "c.stride(1)"]
     for v in views[2 + (bias is not None):]:
@@ -336,9 +375,8 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
         w += [
             f"    step = {_MAX_GRID_Y}",
             "    for b0 in range(0, Bt, step):",
-            f"        ts = [t if Bt <= step else t[b0:b0 + step] for t in ({', '.join(views)},)]",
-            f"        {kname}[(tiles, min(step, Bt - b0))](*ts, {sizes}, {', '.join(st)}, "
-            f"{launch_kw})",
+            f"        {kname}[(tiles, min(step, Bt - b0))]({', '.join(views)}, {sizes}, "
+            f"{', '.join(st)}, b0, {launch_kw})",
         ]
     else:
         w.append(f"    {kname}[(tiles,)]({', '.join(views)}, {sizes}, {', '.join(st)}, "
@@ -367,13 +405,13 @@ def emit_matmul(g: Group, target: Any = None, config: dict[str, Any] | None = No
     }
     cfg.update(config or {})
     notes = [f"{kind} + {len(epilogue)} epilogue op(s)"]
-    sig = {"a_ptr": ptr_type(a), "b_ptr": ptr_type(b)}
+    sig = {"a_ptr": ptr_type(operand[a]), "b_ptr": ptr_type(operand[b])}
     if bias is not None:
         sig["c_ptr"] = ptr_type(bias)
     sig.update({f"e{i}_ptr": ptr_type(x) for i, x in enumerate(loads)})
     sig.update({f"o{i}_ptr": ptr_type(x) for i, x in enumerate(outs)})
     sig.update({sc_name[x]: scalar_type(x) for x in scalars})
-    sig.update({p: "i64" for p in ["M", "N", "K"] + strides})
+    sig.update({p: "i64" for p in ["M", "N", "K"] + strides + (["b_base"] if batched else [])})
     consts_cc: dict[str, Any] = {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": gm}
     consts_cc.update({"PREC": "ieee" if exact else "bf16x3"} if fp32 else {"UPCAST": False})
     return KernelSource(kname, wname, source, "\n".join(w), tensors + scalars, outs, cfg, notes,
