@@ -97,7 +97,7 @@ BATCH_SPLIT = """
         def forward(self, q, w, k):
             # [B, 1, S, D] @ [H, D, E]: both broadcast to [B, H, ...], copied by PyTorch to
             # merge the batch dims; a key transposed in a middle dim ([B, S, H, D] -> heads)
-            p = torch.matmul(q, w)
+            p = torch.matmul(q, w) * 0.5  # (the epilogue of the [B, H, ..] view)
             s = torch.matmul(q.expand(-1, w.shape[0], -1, -1), k.permute(0, 2, 3, 1))
             return p, s
 
@@ -110,7 +110,8 @@ BATCH_SPLIT = """
 
 def test_bmm_operands_read_through_their_batch_strides(write: Any, tmp_path: Path) -> None:
     """A bmm operand PyTorch copies only to merge its batch dims (a broadcast or permuted
-    4-D operand) is read in place: no copy kernel, the batch index split in the kernel."""
+    4-D operand) is read in place: no copy kernel, the batch index split in the kernel; the
+    scale after the product's 4-D view is its epilogue."""
     gen = _judged(write, tmp_path, "batch_split", BATCH_SPLIT)
     assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
     kinds = sorted(g.kind for g in gen.plan.kernels)

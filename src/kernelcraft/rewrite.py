@@ -16,7 +16,9 @@ node, so the value is computed, and its input read, once.
 view only splits the matmul's leading dim (a Linear on a [B, S, K] input computes on
 [B*S, K] and views the result back) and every other operand is broadcast along the split
 dims or has the full shape in memory order (viewed alike): the activation, scale or
-residual after a Linear becomes the matmul's epilogue instead of a second pass.
+residual after a Linear becomes the matmul's epilogue instead of a second pass. The same
+for a ``bmm`` viewed back to a 4-D ``matmul``'s [B, H, M, N], unless its values reach a
+softmax (attention scores: the attention matcher reads their views as written).
 
 ``unmerge_views``: ``f(view(c), b)`` with ``f`` pointwise and ``c`` a ``clone`` (the copy
 ``.contiguous()`` makes of a permuted tensor) becomes ``view(f(c, b'))`` when the view only
@@ -436,7 +438,8 @@ def sink_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> int
         if not _movable(n, protected):
             continue
         views = [a for a in n.args if _split_view(a) is not None
-                 and (_linear(a.args[0]) or a.args[0] in moved)
+                 and (_linear(a.args[0]) or a.args[0] in moved
+                      or _plain_bmm(a.args[0]) and a.args[0] not in (protected or ()))
                  and shape_key(val(a).shape) == shape_key(val(n).shape)]
         if not views:
             continue
@@ -664,6 +667,25 @@ def _linear(n: Any) -> bool:
     attention patterns (scores scaled after the view), which the planner matches as written."""
     return (isinstance(n, fx.Node) and n.op == "call_function"
             and op_name(n.target) in ("mm", "addmm"))
+
+
+def _plain_bmm(n: Any) -> bool:
+    """A ``bmm`` (a 4-D ``matmul`` on its merged batch dims) whose values reach no softmax
+    (``amax``) through views and pointwise ops: attention scores keep the views the
+    attention matcher reads (and explains when it rejects them) as written."""
+    if not (isinstance(n, fx.Node) and n.op == "call_function" and op_name(n.target) == "bmm"):
+        return False
+    seen, todo = {n}, list(n.users)
+    while todo:
+        u = todo.pop()
+        if u in seen or u.op != "call_function":
+            continue
+        seen.add(u)
+        if op_name(u.target) in ("amax", "_softmax", "_log_softmax", "_safe_softmax"):
+            return False
+        if is_view(u.target) or is_pointwise(u.target):
+            todo.extend(u.users)
+    return True
 
 
 def _sunk_args(n: fx.Node, v: fx.Node, lead: int, keep: int,
