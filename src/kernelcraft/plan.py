@@ -1204,6 +1204,8 @@ def _simple_pointwise(n: fx.Node) -> bool:
     for a in n.args:
         if isinstance(a, fx.Node) and not (is_tensor_node(a) or _is_scalar_node(a)):
             return False
+        if is_tensor_node(a) and val(a).dtype.is_complex:  # (``abs`` of a complex tensor)
+            return False
         if isinstance(a, (list, tuple)):
             return False
     for key, v in n.kwargs.items():
@@ -1259,6 +1261,9 @@ MAX_BATCH_SPLIT = 3
 
 def _extern_reason(n: fx.Node) -> str:
     name = op_name(n.target)
+    if any(isinstance(t, torch.Tensor) and t.dtype.is_complex
+           for t in (val(n), *map(val, n.all_input_nodes))):
+        return f"{name}: complex tensors have no template (PyTorch runs it)"
     if is_pointwise(n.target):
         return f"{name}: arguments the pointwise template does not lower"
     if is_reduction(n.target):
