@@ -252,6 +252,35 @@ def test_complex_operands_stay_with_pytorch_named_as_such(write, tmp_path):
     assert [g.kind for g in gen.plan.kernels] == ["reduction"]
 
 
+LOW_MODES = (
+    HEADER
+    + """
+class Model(nn.Module):
+    def forward(self, x):
+        # the low half of the modes along dim 1, counted from its size
+        k = max(1, int((x.shape[1] // 2) * 0.5))
+        return torch.cat((x[:, :k], x[:, x.shape[1] - k:]), dim=1) * 2.0
+
+batch, n, d = 3, 40, 24
+def get_inputs(): return [torch.randn(batch, n, d)]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_a_count_derived_from_a_symbolic_size_guards_it(write):
+    """``int(n // 2 * 0.5)`` becomes a literal slice end while export keeps ``n`` symbolic
+    (only bounded): the variant is guarded on that dim, so another ``n`` runs the program's
+    own forward instead of the captured count."""
+    from kernelcraft.problem import load_problem
+    from kernelcraft.specialize import baked_dims, capture_at
+
+    problem = load_problem(write("low_modes.py", LOW_MODES))
+    cap = capture_at(problem)
+    assert cap.bounded  # export's range constraints bound n (at least the count)
+    assert (0, 1, 40) in baked_dims(problem, cap)
+
+
 EMBEDDING_MAX_NORM = (
     HEADER
     + """

@@ -40,6 +40,9 @@ class Captured:
     n_user_outputs: int = 1
     out_spec: Any = None
     example_inputs: list[Any] = field(default_factory=list)
+    #: input size symbols export bounded beyond its defaults (at least 22, at most 64):
+    #: a sign that the program derived a number from them (``specialize.baked_dims``)
+    bounded: set[str] = field(default_factory=set)
     #: placeholders of plain tensor attributes (neither parameter nor buffer): ``.to()``
     #: and ``.cuda()`` leave them where they are, so the module moves them to the inputs
     constants: set[str] = field(default_factory=set)
@@ -410,6 +413,9 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         ep = export_program(model, inputs)
     except Exception as exc:  # noqa: BLE001 - any export failure is reported the same way
         raise InputError(f"{name}: cannot capture the program: {_where(exc)}") from exc
+    bounded = {str(k) for k, r in ep.range_constraints.items()
+               if getattr(k, "is_Symbol", False) and (_finite(r.upper) or _finite(r.lower)
+                                                      and int(r.lower) > 2)}
     try:
         with _quiet_torch():
             ep = ep.run_decompositions(decomposition_table())
@@ -448,8 +454,17 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         n_user_outputs=n_user,
         out_spec=ep.call_spec.out_spec,
         example_inputs=list(inputs),
+        bounded=bounded,
         constants=set(lifted),
     )
+
+
+def _finite(bound: Any) -> bool:
+    """A range bound that is a number (not ``int_oo``)."""
+    try:
+        return math.isfinite(float(bound))
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def unify_sizes(gm: torch.fx.GraphModule) -> None:

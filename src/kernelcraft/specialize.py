@@ -8,11 +8,17 @@ from one (a size can be constant and harmless). So the program is captured again
 constructor-free sizes moved; constant dims whose value moved while some literal of the
 graph (a scale, a view or expand size, an arange end) moved with them are baked. The
 emitted module checks them on every call and runs the problem's own forward elsewhere.
+
+A size can also stay symbolic while a number derived from it is baked: ``int(H // 2 * f)``
+Fourier modes became a literal slice end with no guard, only bounds on ``H`` in the
+export's range constraints. Dims with such bounds are probed the same way (programs
+without them pay no second capture).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 import torch
@@ -112,6 +118,24 @@ def _lifted_values(problem: Problem, names: dict[str, str]) -> dict[str, torch.T
     return out
 
 
+def bounded_dims(cap: Captured) -> dict[tuple[int, int], int]:
+    """(argument index, dim) -> captured size of every user-input dim whose symbol export
+    bounded (``Captured.bounded``): a number derived from it may be baked with no guard
+    (``int(H // 2 * 0.5)`` modes kept: the size stays symbolic, the count a literal)."""
+    if not cap.bounded:
+        return {}
+    out: dict[tuple[int, int], int] = {}
+    nodes = {n.name: n for n in cap.graph.nodes if n.op == "placeholder"}
+    for i, (name, const, _) in enumerate(cap.user_args):
+        val = None if const else nodes[name].meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            continue
+        for d, s in enumerate(val.shape):
+            if isinstance(s, torch.SymInt) and str(s.node.expr) in cap.bounded:
+                out[(i, d)] = int(s.node.hint)
+    return out
+
+
 def constant_dims(cap: Captured) -> dict[tuple[int, int], int]:
     """(argument index, dim) -> size of every user-input dim the capture made a constant."""
     out: dict[tuple[int, int], int] = {}
@@ -133,23 +157,30 @@ def baked_dims(problem: Problem, cap: Captured) -> Guard:
     without changing the constructor's arguments (another model, another capture).
     """
     consts = {k: v for k, v in constant_dims(cap).items() if v > 1}
+    consts.update(bounded_dims(cap))
     if not consts:
         return ()
     free = init_free_sizes(problem)
-    other = next(perturbations(problem, free), None) if free else None
-    if other is None:
-        return ()
-    with torch.device("meta"):
-        ins = other.template_inputs(0)
-    moved = tuple(sorted((i, d, s) for (i, d), s in consts.items()
-                         if isinstance(ins[i], torch.Tensor) and ins[i].shape[d] != s))
-    if not moved:  # constant dims tied to the constructor (a Linear's in_features)
-        return ()
-    try:
-        cap2 = capture_at(other)
-    except Exception:  # noqa: BLE001 - the program cannot be captured there: guard them all
-        return moved
-    return () if _same_literals(cap.graph, cap2.graph) else moved
+    # several sizes: a literal derived by a step function (``int(W // 2 * 0.5)`` modes
+    # kept) can stay put for one of them
+    for other in islice(perturbations(problem, free), BAKED_PROBES) if free else ():
+        with torch.device("meta"):
+            ins = other.template_inputs(0)
+        moved = tuple(sorted((i, d, s) for (i, d), s in consts.items()
+                             if isinstance(ins[i], torch.Tensor) and ins[i].shape[d] != s))
+        if not moved:  # constant dims tied to the constructor (a Linear's in_features)
+            continue
+        try:
+            cap2 = capture_at(other)
+        except Exception:  # noqa: BLE001 - the program cannot be captured there: guard all
+            return moved
+        if not _same_literals(cap.graph, cap2.graph):
+            return moved
+    return ()
+
+
+#: sizes ``baked_dims`` captures the program at, besides its own
+BAKED_PROBES = 3
 
 
 def _same_literals(a: fx.Graph, b: fx.Graph) -> bool:
