@@ -138,6 +138,24 @@ PAIRED_ROWS = """
 """
 
 
+MASKED_ROW_VECTORS = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, rel, gate, keep):
+            # EGNN's coordinate update: [B, N, N, 3] messages summed over neighbours, then
+            # masked by a [B, N, 1] float cast of the atom mask (a broadcast of the row's
+            # [B, N, 3] result, computed in the reduction's kernel)
+            upd = (rel * gate).sum(dim=2) / 7.0
+            return upd * keep.unsqueeze(-1).float()
+
+    def get_inputs():
+        return [torch.randn(3, 20, 20, 3), torch.randn(3, 20, 20, 1),
+                torch.rand(3, 20) > 0.3]
+    def get_init_inputs(): return []
+"""
+
+
 def _generate(write, tmp_path: Path, name: str, source: str):
     path = write(f"{name}.py", source)
     gen = generate(path, GenerateOptions(out_dir=tmp_path / "out", device="cpu"))
@@ -160,6 +178,7 @@ def _generate(write, tmp_path: Path, name: str, source: str):
         # every row reduction of a and b in one pass (their normalised copies never written
         # out); c's rows have sizes of their own (other symbols in the capture): a second
         ("paired_rows", PAIRED_ROWS, 2),
+        ("masked_row_vectors", MASKED_ROW_VECTORS, 1),
     ],
 )
 def test_reduction_judged_correct(write, tmp_path: Path, name: str, source: str,

@@ -203,6 +203,10 @@ def _analyse(g: Group) -> _Analysis:
             an.ctx[n] = "drop"
         elif broadcasts_to(s, dom):  # a broadcast producer recomputed per element
             an.ctx[n] = "full"
+        elif broadcasts_to(s, keep):  # (a [B, N, 1] mask of [B, N, 3] row results)
+            an.ctx[n] = "keep"
+        elif broadcasts_to(s, drop):
+            an.ctx[n] = "drop"
         else:
             _fail(f"{n.name}: shape {s} is neither the domain nor a kept shape")
         full = an.ctx[n] == "full"
