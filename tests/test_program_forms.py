@@ -281,6 +281,31 @@ def test_a_count_derived_from_a_symbolic_size_guards_it(write):
     assert (0, 1, 40) in baked_dims(problem, cap)
 
 
+TOKEN_PAIRS = (
+    HEADER
+    + """
+class Model(nn.Module):
+    def forward(self, x):
+        # a graph token's row and column flagged by an in-place write into zeros: the flag
+        # is ``where(arange == 0, scalar_tensor(1)[None], ...)``, a literal behind a view
+        is_token = torch.zeros(x.shape[-1], dtype=torch.bool, device=x.device)
+        is_token[0] = True
+        pair = is_token.view(-1, 1) | is_token.view(1, -1)
+        return torch.where(pair, x * 2.0, x)
+
+batch, n = 3, 17
+def get_inputs(): return [torch.randn(batch, n, n)]
+def get_init_inputs(): return []
+"""
+)
+
+
+def test_a_viewed_literal_is_computed_by_its_reader(write, tmp_path):
+    gen = _generate(write, tmp_path, "token_pairs.py", TOKEN_PAIRS)
+    assert gen.judge.correct, gen.judge.detail
+    assert not [g.describe() for g in gen.plan.groups if g.kind == "extern"]
+
+
 EMBEDDING_MAX_NORM = (
     HEADER
     + """

@@ -103,7 +103,8 @@ ran in PyTorch (a fill and a scatter, each a pass).
 
 ``literal_fills``: ``full_like(x, v)`` read only by pointwise ops whose other operands
 already give the result its shape and dtype becomes a literal ``scalar_tensor(v)`` per
-reader, computed in place by the reader's kernel (no fill written out and read back).
+reader, computed in place by the reader's kernel (no fill written out and read back). So
+does a view of a literal (``t[0] = True`` reads ``scalar_tensor(1)[None]``).
 
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
@@ -122,6 +123,7 @@ from kernelcraft.codegen.ops import is_matmul, is_pointwise, is_view, op_name
 from kernelcraft.plan import (
     _CAT_DTYPES,
     _simple_pointwise,
+    broadcasts_to,
     hint,
     is_tensor_node,
     piecewise_load,
@@ -237,15 +239,25 @@ def literal_fills(gm: fx.GraphModule) -> int:
     (a one-hot's zeros, a ``where``'s fill). Returns the number of readers changed."""
     from torch._guards import detect_fake_mode
 
+    from kernelcraft.plan import inline_constant
+
     changed = 0
     for n in list(gm.graph.nodes):
         like = n.op == "call_function" and op_name(n.target) == "full_like"
-        if not ((like or (n.op == "call_function" and op_name(n.target) == "full"))
-                and len(n.args) == 2 and isinstance(n.args[1], (int, float, bool))
+        value = n.args[1] if len(n.args) == 2 else None
+        # a view of a literal (``is_token[0] = True`` reads ``scalar_tensor(1)[None]``)
+        viewed = (n.op == "call_function" and op_name(n.target) in _LITERAL_VIEWS
+                  and inline_constant(n.args[0]) and not isinstance(_literal(n.args[0]), fx.Node)
+                  and not set(n.kwargs))
+        if viewed:
+            value = _literal(n.args[0])
+        if not ((viewed or like or (n.op == "call_function" and op_name(n.target) == "full"))
+                and isinstance(value, (int, float, bool))
                 and not set(n.kwargs) - {"dtype", "layout", "device", "pin_memory",
                                          "memory_format"}
                 and n.kwargs.get("layout") in (None, torch.strided) and n.users
-                and all(_fill_reader(u, n) or (like and _size_of(u)) for u in n.users)):
+                and all(_fill_reader(u, n, viewed) or (like and _size_of(u))
+                        for u in n.users)):
             continue
         insert = _inserter(gm.graph, detect_fake_mode([val(n)]))
         for u in list(n.users):
@@ -254,12 +266,15 @@ def literal_fills(gm: fx.GraphModule) -> int:
                 changed += 1
                 continue
             with gm.graph.inserting_before(u):
-                lit = insert(torch.ops.aten.scalar_tensor.default, (n.args[1],),
+                lit = insert(torch.ops.aten.scalar_tensor.default, (value,),
                              {"dtype": val(n).dtype, "device": val(n).device})
             u.replace_input_with(n, lit)
             changed += 1
-        like = n.args[0]  # (``full``: its sizes)
+        like = n.args[0]  # (``full``: its sizes; a view: the literal it viewed)
         gm.graph.erase_node(n)
+        if viewed and not like.users:
+            gm.graph.erase_node(like)
+            continue
         if (isinstance(like, fx.Node) and not like.users and like.op == "call_function"
                 and op_name(like.target) in ("empty", "empty_like", "empty_permuted")):
             gm.graph.erase_node(like)  # an allocation that only gave the fill its sizes
@@ -268,19 +283,32 @@ def literal_fills(gm: fx.GraphModule) -> int:
     return changed
 
 
+#: views that keep a literal a literal (any shape: a pointwise reader broadcasts it)
+_LITERAL_VIEWS = ("unsqueeze", "view", "_unsafe_view", "reshape", "expand", "squeeze")
+
+
+def _literal(n: fx.Node) -> Any:
+    """The number of an ``inline_constant`` node (``scalar_tensor(v)``, ``full(s, v)``)."""
+    return n.args[0] if op_name(n.target) == "scalar_tensor" else n.args[1]
+
+
 def _size_of(u: fx.Node) -> bool:
     return u.op == "call_function" and op_name(u.target) == "sym_size"
 
 
-def _fill_reader(u: fx.Node, fill: fx.Node) -> bool:
-    """Whether pointwise ``u`` computes the same with ``fill`` as a 0-d tensor: its other
-    operands broadcast to the fill's shape and share its dtype (a 0-d tensor would not take
-    part in type promotion alike); ``where``'s condition is exempt."""
+def _fill_reader(u: fx.Node, fill: fx.Node, broadcast: bool = False) -> bool:
+    """Whether pointwise ``u`` computes the same with ``fill`` as a 0-d tensor: the fill has
+    u's shape (or, with ``broadcast``, a shape that broadcasts to it), u's other operands
+    give it that shape and share the fill's dtype (a 0-d tensor would not take part in
+    type promotion alike); ``where``'s condition is exempt."""
     if not (u.op == "call_function" and is_pointwise(u.target) and _simple_pointwise(u)
             and is_tensor_node(u) and not piecewise_load(u)):
         return False
-    shape = shape_key(val(fill).shape)
-    if shape_key(val(u).shape) != shape:
+    shape = shape_key(val(u).shape)
+    mine = shape_key(val(fill).shape)
+    if broadcast:
+        mine = ("1",) * (len(shape) - len(mine)) + mine
+    if mine != shape and not (broadcast and broadcasts_to(mine, shape)):
         return False
     cond = u.args[0] if op_name(u.target) == "where" else None
     others = [a for a in u.all_input_nodes if a is not fill and is_tensor_node(a)]
