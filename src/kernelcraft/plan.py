@@ -1236,8 +1236,9 @@ def _matmul_ok(n: fx.Node) -> bool:
 
 def batch_operand_chain(a: Any) -> tuple[fx.Node, fx.Node] | None:
     """``(clone, view)`` when bmm operand ``a`` is ``view(clone(y), [B, M, K])`` with ``y`` of
-    shape [b1, .., bk, M, K] (``q @ k.transpose(-2, -1)`` on 4-D tensors: the transposed
-    operand copied to merge its batch dims) and nothing else reads the copy: the matmul
+    shape [b1, .., bk, M, K] (a 4-D ``matmul``'s operand whose batch dims cannot merge in
+    place: a broadcast query, a key permuted from [B, S, H, D]) and nothing else reads the
+    copy: the matmul
     kernel reads ``y`` through its strides, splitting its batch index over y's batch dims,
     and the copy is never made. Else None."""
     if not (isinstance(a, fx.Node) and op_name(a.target) in ("view", "_unsafe_view")
@@ -1248,7 +1249,7 @@ def batch_operand_chain(a: Any) -> tuple[fx.Node, fx.Node] | None:
             and len(c.users) == 1 and set(c.kwargs) <= {"memory_format"}):
         return None
     y = c.args[0]
-    if not (is_tensor_node(y) and 3 <= val(y).dim() <= 3 + MAX_BATCH_SPLIT - 1
+    if not (is_tensor_node(y) and 1 <= val(y).dim() - 2 <= MAX_BATCH_SPLIT
             and shape_key(val(y).shape)[-2:] == shape_key(val(a).shape)[-2:]
             and val(y).dtype == val(a).dtype):
         return None

@@ -118,43 +118,35 @@ def _lifted_values(problem: Problem, names: dict[str, str]) -> dict[str, torch.T
     return out
 
 
+def _input_dims(cap: Captured) -> Iterator[tuple[int, int, Any]]:
+    """(argument index, dim, captured size) of every dim of the user's tensor inputs."""
+    nodes = {n.name: n for n in cap.graph.nodes if n.op == "placeholder"}
+    for i, (name, const, _) in enumerate(cap.user_args):
+        val = None if const else nodes[name].meta.get("val")
+        if isinstance(val, torch.Tensor):
+            for d, s in enumerate(val.shape):
+                yield i, d, s
+
+
 def bounded_dims(cap: Captured) -> dict[tuple[int, int], int]:
     """(argument index, dim) -> captured size of every user-input dim whose symbol export
     bounded (``Captured.bounded``): a number derived from it may be baked with no guard
     (``int(H // 2 * 0.5)`` modes kept: the size stays symbolic, the count a literal)."""
-    if not cap.bounded:
-        return {}
-    out: dict[tuple[int, int], int] = {}
-    nodes = {n.name: n for n in cap.graph.nodes if n.op == "placeholder"}
-    for i, (name, const, _) in enumerate(cap.user_args):
-        val = None if const else nodes[name].meta.get("val")
-        if not isinstance(val, torch.Tensor):
-            continue
-        for d, s in enumerate(val.shape):
-            if isinstance(s, torch.SymInt) and str(s.node.expr) in cap.bounded:
-                out[(i, d)] = int(s.node.hint)
-    return out
+    return {(i, d): int(s.node.hint) for i, d, s in _input_dims(cap)
+            if isinstance(s, torch.SymInt) and str(s.node.expr) in cap.bounded}
 
 
 def constant_dims(cap: Captured) -> dict[tuple[int, int], int]:
     """(argument index, dim) -> size of every user-input dim the capture made a constant."""
-    out: dict[tuple[int, int], int] = {}
-    nodes = {n.name: n for n in cap.graph.nodes if n.op == "placeholder"}
-    for i, (name, const, _) in enumerate(cap.user_args):
-        val = None if const else nodes[name].meta.get("val")
-        if not isinstance(val, torch.Tensor):
-            continue
-        for d, s in enumerate(val.shape):
-            if isinstance(s, int) or s.node.expr.is_number:
-                out[(i, d)] = int(s)
-    return out
+    return {(i, d): int(s) for i, d, s in _input_dims(cap)
+            if isinstance(s, int) or s.node.expr.is_number}
 
 
 def baked_dims(problem: Problem, cap: Captured) -> Guard:
     """The dims of ``cap``'s inputs whose captured sizes the program depends on (see above).
 
-    Empty when nothing is baked, when no input dim is constant, or when no size can move
-    without changing the constructor's arguments (another model, another capture).
+    Empty when nothing is baked, when no input dim is constant or bounded, or when no size
+    can move without changing the constructor's arguments (another model, another capture).
     """
     consts = {k: v for k, v in constant_dims(cap).items() if v > 1}
     consts.update(bounded_dims(cap))
