@@ -398,3 +398,55 @@ def test_short_rows_are_not_split_on_a_gpu():
         assert runtime._kc_row_split_on(1, 1 << 22, 1, 8192, 132, True, policy) == (split, chunk)
     finally:
         del runtime._KC_SMS[gpu]
+
+
+ROW_LOSSES = """
+    import torch, torch.nn as nn
+    import torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, logits, target):
+            # losses over every element of a log-softmax: KL divergence (batchmean) and a
+            # mean over all log-probabilities (a label-smoothing term)
+            logp = F.log_softmax(logits, dim=1)
+            return F.kl_div(logp, target, reduction="batchmean") - 0.1 * logp.mean()
+
+    def get_inputs(): return [torch.randn(24, 300), torch.softmax(torch.randn(24, 300), 1)]
+    def get_init_inputs(): return []
+"""
+
+
+ARGMAX_ONE_HOT = """
+    import torch, torch.nn as nn
+    import torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, logits, labels):
+            # the one-hot of each row's argmax, unsqueezed back against the classes
+            pred = F.one_hot(logits.argmax(dim=-1), logits.shape[-1])
+            agree = pred * (labels.unsqueeze(-1) >= 0)
+            return agree.float() * logits
+
+    def get_inputs(): return [torch.randn(40, 300), torch.randint(-1, 5, (40,))]
+    def get_init_inputs(): return []
+"""
+
+
+@pytest.mark.parametrize("name, source", [("row_losses", ROW_LOSSES),
+                                          ("argmax_one_hot", ARGMAX_ONE_HOT)])
+def test_row_values_used_per_element_stay_in_the_row_kernel(write, tmp_path: Path, name: str,
+                                                            source: str) -> None:
+    """One kernel reads the logits: a loss over every element of a log-softmax is summed per
+    row there (``rewrite.split_row_reductions``, the log-softmax never written out), and the
+    one-hot of an argmax is computed per element where the argmax is."""
+    from kernelcraft.plan import shape_key, val
+
+    gen, _ = _generate(write, tmp_path, name, source)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    readers = [g for g in gen.plan.kernels if any(n.name == "logits" for n in g.inputs)]
+    assert len(readers) == 1, [g.describe() for g in gen.plan.kernels]
+    (row,) = readers
+    assert row.kind == "reduction" and row.rdims == (1,)
+    if name == "row_losses":  # no kernel writes a tensor of the logits' shape
+        assert not [o for g in gen.plan.kernels for o in g.outputs
+                    if shape_key(val(o).shape) == row.domain]

@@ -554,3 +554,32 @@ def test_slice_assignments_are_cats() -> None:
         torch.testing.assert_close(got, want, rtol=0, atol=0)
     plan = build_plan(capture(_SliceAssign(), inputs).gm)
     assert not [g.describe() for g in plan.groups if g.kind == "extern"]
+
+
+class _RowContexts(nn.Module):
+    """Whole-tensor reductions of values computed with row statistics (split), and a column
+    sum of them and a whole sum of plain values (not split)."""
+
+    def forward(self, x, t):
+        logp = F.log_softmax(x, dim=-1)
+        centred = x - x.mean(-1, keepdim=True)
+        return ((t * logp).sum(), logp.mean(), (centred * t).amax(), centred.sum(0),
+                (x * t).sum())
+
+
+def test_whole_reductions_of_row_values_are_split_per_row() -> None:
+    from kernelcraft.rewrite import split_row_reductions
+
+    inputs = [torch.randn(6, 50), torch.rand(6, 50)]
+    c = capture(_RowContexts(), inputs)
+
+    def row_parts() -> int:
+        return sum(n.op == "call_function" and op_name(n.target) in ("sum", "mean", "amax")
+                   and tuple(n.meta["val"].shape) == (6, 1) for n in c.gm.graph.nodes)
+
+    before = row_parts()
+    assert split_row_reductions(c.gm) == 3
+    assert row_parts() == before + 3  # one per-row part for each split reduction
+    for got, want in zip(_run(c, _RowContexts(), inputs), _RowContexts()(*inputs),
+                         strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)

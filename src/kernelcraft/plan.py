@@ -131,6 +131,14 @@ class FusionOptions:
     #: ``view_as_real(view_as_complex(a) * z)`` as real products of the pairs
     #: (``rewrite.complex_products``: Meta's Llama rotary embedding as one pointwise kernel)
     complex_products: bool = True
+    #: a reduction over more dims of values computed with a row reduction's result (a
+    #: loss summed over a log-softmax) reduced over the rows' dims first
+    #: (``rewrite.split_row_reductions``): the row kernel computes each row's part, where
+    #: the whole tensor was written out and read back by a second kernel
+    split_row_reductions: bool = True
+    #: a pointwise group (or a reduction over the same dims) reading values of the domain
+    #: that a row reduction's kernel computes (``_merge_row_consumer``) is computed there
+    merge_row_consumers: bool = True
 
 
 @dataclass
@@ -579,6 +587,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import sink_gathers
 
         sink_gathers(gm)
+    if opts.split_row_reductions:
+        from kernelcraft.rewrite import split_row_reductions
+
+        split_row_reductions(gm)
     if opts.inline_constants:
         from kernelcraft.rewrite import literal_fills, split_constants
 
@@ -693,6 +705,8 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 join(g, n)
                 if opts.merge_row_siblings:
                     _merge_row_sibling(g, groups, group_of)
+                if opts.merge_row_consumers:
+                    _merge_row_consumer(g, groups, group_of)
             else:
                 sibling = _sibling_reduction(n, src, domain, rdims, groups, group_of, opts)
                 if sibling is not None:  # reads the same input: one pass over it
@@ -805,6 +819,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
                 new("topk", n, domain=shape_key(val(n.args[0]).shape), anchor=n, rdims=(d,))
             continue
         new("extern", n, reason=_extern_reason(n))
+    if opts.merge_row_consumers:
+        for g in list(groups):
+            if g.kind == "pointwise":
+                _merge_row_consumer(g, groups, group_of)
     if opts.fuse_broadcast_producers:
         # again once every node has its group: a producer read by several nodes of one
         # kernel (a lerp weight's where/sub pair) qualifies only once all of them joined it
@@ -1419,6 +1437,55 @@ def _merge_row_sibling(g: Group, groups: list[Group], group_of: dict[fx.Node, Gr
         if mine & full_reads(r):
             _merge(r, g, groups, group_of)
             return
+
+
+def _merge_row_consumer(g: Group, groups: list[Group],
+                        group_of: dict[fx.Node, Group]) -> None:
+    """Merge ``g`` (a pointwise group, or a reduction group just formed) into the reduction
+    group over rows of the same domain (and dims) whose values it reads (of the domain, or
+    one per row in keepdim form, also through a view that only restores the reduced dims),
+    when no third group lies between them: the row kernel computes g's values from what it
+    already has (a loss's per-row sum over a log-softmax, the ``exp(x - max)`` of a
+    stabilised feature map, the one-hot of an argmax), where it wrote its values out for g
+    to read back. Groups with gathers or positions keep their own kernels."""
+    if not g.nodes or _has_gather(g) or any(is_arange(m) for m in g.nodes):
+        return
+    members = set(g.nodes)
+    for a in (a for m in g.nodes for a in m.all_input_nodes):
+        r, view = group_of.get(a), None
+        if r is not None and r.kind == "glue" and r.nodes == [a]:
+            view, r = a, _row_view_of(a, group_of)
+            if r is None or not set(view.users) <= members:
+                continue
+        if (r is None or r is g or r.kind != "reduction" or r.domain != g.domain
+                or len(r.rdims) == len(r.domain)
+                or shape_key(val(a).shape) not in (g.domain, keep_shape(r.domain, r.rdims))
+                or (g.kind == "reduction" and g.rdims != r.rdims)
+                or _has_gather(r) or r.positions):
+            continue
+        skip = group_of[view].id if view is not None else None
+        between = [h for h in groups if h.id in g.deps and h is not r and r.id in h.deps
+                   and h.kind != "merged" and h.id != skip]
+        if not between:
+            if view is not None:
+                _merge(r, group_of[view], groups, group_of)
+            _merge(r, g, groups, group_of)
+            return
+
+
+def _row_view_of(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:
+    """The reduction group whose per-row value (in the form without the reduced dims) ``n``
+    views back to the keepdim form (an argmax unsqueezed against the classes), if any."""
+    a = n.args[0] if n.args else None
+    r = group_of.get(a) if isinstance(a, fx.Node) else None
+    if (r is None or r.kind != "reduction" or op_name(n.target) not in ROW_VIEWS
+            or n.all_input_nodes != [a] or not is_tensor_node(a) or not is_tensor_node(n)):
+        return None
+    drop = tuple(s for i, s in enumerate(r.domain) if i not in r.rdims)
+    if (shape_key(val(a).shape) == drop
+            and shape_key(val(n).shape) == keep_shape(r.domain, r.rdims)):
+        return r
+    return None
 
 
 def _row_view_home(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:

@@ -106,6 +106,15 @@ already give the result its shape and dtype becomes a literal ``scalar_tensor(v)
 reader, computed in place by the reader's kernel (no fill written out and read back). So
 does a view of a literal (``t[0] = True`` reads ``scalar_tensor(1)[None]``).
 
+``split_row_reductions``: ``r(f(x, q), R)`` (``r`` a sum, mean, amax or amin over dims ``R``)
+becomes ``r(r(f(x, q), Q, keepdim), R)`` when the pointwise ops ``f`` broadcast keepdim
+reductions ``q`` over dims ``Q``, part of ``R``, of tensors of their shape: a loss summed over
+every element of a log-softmax (KL divergence, a label-smoothing term) is then summed per row
+in the kernel that computes the row statistics, and only the rows' parts are left for a
+second, small reduction, where the whole log-softmax was written out and read back. The
+result is the same reduction in another order (fp32 sums of row sums, a mean of equal-sized
+row means).
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -1449,3 +1458,68 @@ def complex_products(gm: fx.GraphModule) -> int:
         graph.eliminate_dead_code()
         gm.recompile()
     return count
+
+
+#: reductions whose result over dims R is the same reduction of their results over part of R
+#: (a mean of equal-sized row means is the mean), by the overload that takes dims
+_SPLITTABLE = {
+    "sum": torch.ops.aten.sum.dim_IntList,
+    "mean": torch.ops.aten.mean.dim,
+    "amax": torch.ops.aten.amax.default,
+    "amin": torch.ops.aten.amin.default,
+}
+
+
+def split_row_reductions(gm: fx.GraphModule) -> int:
+    """``r(f(x, q), R)`` as ``r(r(f(x, q), Q, keepdim), R)`` where ``q`` is a keepdim
+    reduction over dims ``Q``, part of ``R``, of a tensor of ``f``'s shape (see the module
+    docstring); the number of reductions split."""
+    from torch._guards import detect_fake_mode
+
+    from kernelcraft.plan import _supported_reduction, reduction_dims
+
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if (n.op != "call_function" or op_name(n.target) not in _SPLITTABLE
+                or not _supported_reduction(n) or val(n.args[0]).dtype not in _FLOATS):
+            continue
+        src = n.args[0]
+        rdims, _ = reduction_dims(n)
+        inner = _row_context(src)
+        if inner is None or not set(inner) < set(rdims):
+            continue
+        with graph.inserting_before(n):
+            part = _inserter(graph, detect_fake_mode([val(n)]))(
+                _SPLITTABLE[op_name(n.target)], (src, list(inner), True))
+        n.replace_input_with(src, part)
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
+def _row_context(src: fx.Node, most: int = 64) -> tuple[int, ...] | None:
+    """The dims ``Q`` of the keepdim reductions of tensors of ``src``'s shape that the
+    pointwise ops computing ``src`` broadcast back (a log-softmax's row maximum and
+    log-sum-exp: ``Q`` = the class dim), if they all reduce the same dims; else None."""
+    from kernelcraft.plan import _supported_reduction, reduction_dims
+
+    domain = shape_key(val(src).shape)
+    found: set[tuple[int, ...]] = set()
+    seen: set[fx.Node] = set()
+    todo = [src]
+    while todo and len(seen) < most:
+        m = todo.pop()
+        if m in seen or not is_tensor_node(m) or m.op != "call_function":
+            continue
+        seen.add(m)
+        if op_name(m.target) in _SPLITTABLE and _supported_reduction(m):
+            dims, keep = reduction_dims(m)
+            if keep and shape_key(val(m.args[0]).shape) == domain:
+                found.add(dims)
+            continue
+        shape = shape_key(val(m).shape)
+        if is_pointwise(m.target) and (shape == domain or broadcasts_to(shape, domain)):
+            todo.extend(m.all_input_nodes)
+    return found.pop() if len(found) == 1 else None
