@@ -1476,11 +1476,10 @@ def _merge_row_consumer(g: Group, groups: list[Group],
 def _row_view_of(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:
     """The reduction group whose per-row value (in the form without the reduced dims) ``n``
     views back to the keepdim form (an argmax unsqueezed against the classes), if any."""
-    a = n.args[0] if n.args else None
-    r = group_of.get(a) if isinstance(a, fx.Node) else None
-    if (r is None or r.kind != "reduction" or op_name(n.target) not in ROW_VIEWS
-            or n.all_input_nodes != [a] or not is_tensor_node(a) or not is_tensor_node(n)):
+    found = _viewed_row(n, group_of)
+    if found is None:
         return None
+    r, a = found
     drop = tuple(s for i, s in enumerate(r.domain) if i not in r.rdims)
     if (shape_key(val(a).shape) == drop
             and shape_key(val(n).shape) == keep_shape(r.domain, r.rdims)):
@@ -1488,15 +1487,24 @@ def _row_view_of(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:
     return None
 
 
-def _row_view_home(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:
-    """The reduction group whose per-row value ``n`` re-views from one kept shape to the
-    other ([1, C, 1, 1] <-> [C]: the same value per row, no data moved) for pointwise
-    nodes on a kept shape, if any."""
+def _viewed_row(n: fx.Node, group_of: dict[fx.Node, Group]) -> tuple[Group, fx.Node] | None:
+    """(the reduction group, its member) that ``n`` re-views without moving data, if any."""
     a = n.args[0] if n.args else None
     g = group_of.get(a) if isinstance(a, fx.Node) else None
     if (g is None or g.kind != "reduction" or op_name(n.target) not in ROW_VIEWS
             or n.all_input_nodes != [a] or not is_tensor_node(n) or not is_tensor_node(a)):
         return None
+    return g, a
+
+
+def _row_view_home(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:
+    """The reduction group whose per-row value ``n`` re-views from one kept shape to the
+    other ([1, C, 1, 1] <-> [C]: the same value per row, no data moved) for pointwise
+    nodes on a kept shape, if any."""
+    found = _viewed_row(n, group_of)
+    if found is None:
+        return None
+    g, a = found
     kept = kept_shapes(g.domain, g.rdims) - {g.domain}
     if (shape_key(val(a).shape) in kept and shape_key(val(n).shape) in kept and n.users
             and all(is_pointwise(u.target) and is_tensor_node(u)
