@@ -785,7 +785,8 @@ def test_literal_constants_cost_no_launch(write, tmp_path):
 def test_broadcast_producers_are_recomputed_in_their_reader(write, tmp_path):
     """``~mask`` on a [B, 1, K] key-padding mask and ``gamma.exp()`` on a [C, 1] parameter
     are read by one kernel on the full shape: recomputed there (no launch, no buffer);
-    a producer read by two kernels is still computed once and stored."""
+    a producer read by two kernels is still computed once and stored. ``x * g`` on the rows
+    that ``x.sum(-1)`` reduces is computed in the row kernel (x read once)."""
     src = """
     import torch, torch.nn as nn
 
@@ -793,14 +794,14 @@ def test_broadcast_producers_are_recomputed_in_their_reader(write, tmp_path):
         def __init__(self):
             super().__init__()
             self.gamma = nn.Parameter(torch.randn(6, 1) * 0.1)
-        def forward(self, s, keep, x):
+        def forward(self, s, keep, x, y):
             p = torch.softmax(s.masked_fill(~keep, float("-inf")), -1).nan_to_num(0.0)
             g = self.gamma.exp()
-            return p, x * g, x.sum(-1, keepdim=True) * g
+            return p, x * g, x.sum(-1, keepdim=True) * g, y * g
     def get_inputs():
         keep = torch.rand(4, 1, 40) > 0.3
         keep[0] = False
-        return [torch.randn(4, 7, 40), keep, torch.randn(6, 50)]
+        return [torch.randn(4, 7, 40), keep, torch.randn(6, 50), torch.randn(6, 20)]
     def get_init_inputs(): return []
     """
     gen = generate(write("bcast.py", src), _opts(tmp_path))
@@ -810,8 +811,10 @@ def test_broadcast_producers_are_recomputed_in_their_reader(write, tmp_path):
     softmax = next(v for v in kinds.values() if "amax" in v)
     assert "bitwise_not" in softmax  # ~keep inside the softmax kernel
     # exp(gamma), read by two kernels, is computed in one (the row sum's, whose per-row
-    # product it joins) and stored for the other, which does not recompute it
-    assert len([v for v in kinds.values() if "exp" in v and "amax" not in v]) == 1
+    # product and x * g join it) and stored for the other (y * g), which does not
+    # recompute it
+    (row,) = [v for v in kinds.values() if "exp" in v and "amax" not in v]
+    assert row.count("mul") == 2 and "sum" in row
     assert any(v == ["mul"] for v in kinds.values())
 
 
