@@ -249,10 +249,13 @@ def keep_shape(domain: tuple[str, ...], rdims: tuple[int, ...]) -> tuple[str, ..
     return tuple("1" if i in rdims else s for i, s in enumerate(domain))
 
 
+def drop_shape(domain: tuple[str, ...], rdims: tuple[int, ...]) -> tuple[str, ...]:
+    """The domain without its reduced dims (a reduction's result without keepdim)."""
+    return tuple(s for i, s in enumerate(domain) if i not in rdims)
+
+
 def kept_shapes(domain: tuple[str, ...], rdims: tuple[int, ...]) -> set[tuple[str, ...]]:
-    keep = keep_shape(domain, rdims)
-    drop = tuple(s for i, s in enumerate(domain) if i not in rdims)
-    return {keep, drop}
+    return {keep_shape(domain, rdims), drop_shape(domain, rdims)}
 
 
 def _supported_reduction(n: fx.Node) -> bool:
@@ -1447,7 +1450,9 @@ def _merge_row_consumer(g: Group, groups: list[Group],
     when no third group lies between them: the row kernel computes g's values from what it
     already has (a loss's per-row sum over a log-softmax, the ``exp(x - max)`` of a
     stabilised feature map, the one-hot of an argmax), where it wrote its values out for g
-    to read back. Groups with gathers or positions keep their own kernels."""
+    to read back. Groups with gathers or an arange of their own keep their kernels; an
+    arange they read from outside (the one-hot's classes) becomes a position of the merged
+    kernel later, as for any reduction group."""
     if not g.nodes or _has_gather(g) or any(is_arange(m) for m in g.nodes):
         return
     members = set(g.nodes)
@@ -1480,8 +1485,7 @@ def _row_view_of(n: fx.Node, group_of: dict[fx.Node, Group]) -> Group | None:
     if found is None:
         return None
     r, a = found
-    drop = tuple(s for i, s in enumerate(r.domain) if i not in r.rdims)
-    if (shape_key(val(a).shape) == drop
+    if (shape_key(val(a).shape) == drop_shape(r.domain, r.rdims)
             and shape_key(val(n).shape) == keep_shape(r.domain, r.rdims)):
         return r
     return None

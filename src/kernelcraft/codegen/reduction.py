@@ -74,11 +74,13 @@ from kernelcraft.plan import (
     ROW_VIEWS,
     Group,
     broadcasts_to,
+    drop_shape,
     gather_dims,
     gather_indices,
     hint,
     inline_constant,
     is_tensor_node,
+    keep_shape,
     piecewise_load,
     reduction_dims,
     row_gather,
@@ -158,8 +160,7 @@ def _fail(msg: str) -> None:
 
 def _analyse(g: Group) -> _Analysis:
     dom, rd = g.domain, g.rdims
-    keep = tuple("1" if i in rd else s for i, s in enumerate(dom))
-    drop = tuple(s for i, s in enumerate(dom) if i not in rd)
+    keep, drop = keep_shape(dom, rd), drop_shape(dom, rd)
     leading = tuple(rd) == tuple(range(len(rd)))  # drop form broadcasts like keep form
     members = set(g.nodes)
     pos_nodes = {m for chain in g.positions.values() for m in chain}
