@@ -128,6 +128,10 @@ class FusionOptions:
     #: (``rewrite.thin_matmuls``): a reduction kernel that computes its operands in place,
     #: where a matmul's 16-wide tiles would be mostly padding; 0 turns it off
     thin_matmul_max: int = 16
+    #: device-side checks proven true by the value bounds of their operands erased with
+    #: the reductions feeding them (``rewrite.drop_proven_asserts``: ``F.one_hot`` of an
+    #: argmax checks nothing that can fail)
+    drop_proven_asserts: bool = True
     #: ``view_as_real(view_as_complex(a) * z)`` as real products of the pairs
     #: (``rewrite.complex_products``: Meta's Llama rotary embedding as one pointwise kernel)
     complex_products: bool = True
@@ -520,6 +524,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
         from kernelcraft.rewrite import eliminate_common
 
         eliminate_common(gm)
+    if opts.drop_proven_asserts:
+        from kernelcraft.rewrite import drop_proven_asserts
+
+        drop_proven_asserts(gm)
     if opts.diagonal_matmuls:
         from kernelcraft.rewrite import diagonal_matmuls
 

@@ -115,6 +115,11 @@ second, small reduction, where the whole log-softmax was written out and read ba
 result is the same reduction in another order (fp32 sums of row sums, a mean of equal-sized
 row means).
 
+``drop_proven_asserts``: an ``_assert_async`` whose condition holds for every value the
+graph can compute (``value_range``) is erased with the reductions feeding it: the range
+checks of ``F.one_hot`` of an argmax, a clamp to the classes or a top-k index cost two
+whole-tensor reductions and two launches that can never fail.
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -1523,3 +1528,24 @@ def _row_context(src: fx.Node, most: int = 64) -> tuple[int, ...] | None:
         if is_pointwise(m.target) and (shape == domain or broadcasts_to(shape, domain)):
             todo.extend(m.all_input_nodes)
     return found.pop() if len(found) == 1 else None
+
+
+_ASSERTS = (torch.ops.aten._assert_async.msg, torch.ops.aten._assert_async.default)
+
+
+def drop_proven_asserts(gm: fx.GraphModule) -> int:
+    """Erase the ``_assert_async`` nodes whose condition ``value_range`` proves true (see the
+    module docstring), then what only they read; the number erased."""
+    from kernelcraft.value_range import ValueRanges
+
+    ranges = ValueRanges()
+    graph = gm.graph
+    count = 0
+    for n in list(graph.nodes):
+        if n.op == "call_function" and n.target in _ASSERTS and ranges.always_true(n.args[0]):
+            graph.erase_node(n)
+            count += 1
+    if count:
+        graph.eliminate_dead_code()
+        gm.recompile()
+    return count
