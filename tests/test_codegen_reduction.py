@@ -450,3 +450,36 @@ def test_row_values_used_per_element_stay_in_the_row_kernel(write, tmp_path: Pat
     if name == "row_losses":  # no kernel writes a tensor of the logits' shape
         assert not [o for g in gen.plan.kernels for o in g.outputs
                     if shape_key(val(o).shape) == row.domain]
+
+
+ONE_HOT_LABELS = """
+    import torch, torch.nn as nn
+    import torch.nn.functional as F
+
+    class Model(nn.Module):
+        def __init__(self, classes):
+            super().__init__()
+            self.classes = classes
+
+        def forward(self, logits, labels):
+            # agreement of the prediction with labels shifted by one and clamped to the
+            # classes: every one-hot index is in range by construction
+            c = self.classes
+            hit = F.one_hot(logits.argmax(-1), c) * F.one_hot((labels - 1).clamp(0, c - 1), c)
+            return hit.float() * logits
+
+    def get_inputs(): return [torch.randn(48, 200), torch.randint(0, 202, (48,))]
+    def get_init_inputs(): return [200]
+"""
+
+
+def test_one_hots_of_bounded_indices_are_one_row_kernel(write, tmp_path: Path) -> None:
+    """``F.one_hot``'s range checks on an argmax and on clamped labels are proven and
+    dropped (no whole-tensor reductions, no asserts), and the labels' shift and clamp is
+    computed per row in the row kernel that reads it (``plan._absorb_row_producer``): one
+    kernel, where there were four reductions, a pointwise kernel and four asserts."""
+    gen, _ = _generate(write, tmp_path, "one_hot_labels", ONE_HOT_LABELS)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    assert [g.kind for g in gen.plan.kernels] == ["reduction"]
+    asserts = [n for g in gen.plan.groups for n in g.nodes if "assert" in str(n.target)]
+    assert not asserts

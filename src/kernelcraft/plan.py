@@ -841,6 +841,8 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             for n in list(g.nodes):
                 if g.kind in ("pointwise", "reduction", "matmul", "conv"):
                     _absorb_broadcast_producers(n, g, groups, group_of)
+                if g.kind == "reduction":
+                    _absorb_row_producer(n, g, groups, group_of)
     for g in list(groups):
         fill = _domain_fill(g)
         if fill is not None:  # the fill is written once, and the kernel reads it
@@ -1014,6 +1016,35 @@ def _absorb_broadcast_producers(n: fx.Node, g: Group, groups: list[Group],
         if g.id in h.deps or not _acyclic(n, g, group_of, groups):
             continue
         _merge(g, h, groups, group_of)
+
+
+def _absorb_row_producer(n: fx.Node, g: Group, groups: list[Group],
+                         group_of: dict[fx.Node, Group]) -> None:
+    """A pointwise group on reduction ``g``'s row shape whose values only ``g`` reads, through
+    a view to the other row form (labels shifted and clamped, then unsqueezed against the
+    classes for a one-hot), is computed once per row in ``g``'s kernel with the view: no
+    launch, no [rows] buffer written and read back."""
+    kept = kept_shapes(g.domain, g.rdims) - {g.domain}
+    for a in n.all_input_nodes:
+        v = group_of.get(a)
+        if (v is None or v.kind != "glue" or v.nodes != [a] or op_name(a.target) not in ROW_VIEWS
+                or len(a.all_input_nodes) != 1 or shape_key(val(a).shape) not in kept):
+            continue
+        b = a.all_input_nodes[0]
+        h = group_of.get(b)
+        if (h is None or h.kind != "pointwise" or h.domain not in kept
+                or not _row_mergeable(h, h.domain, g)
+                or any(shape_key(val(m).shape) != h.domain and not inline_constant(m)
+                       for m in h.nodes)):
+            continue
+        inside = set(h.nodes) | {a}
+        if any(u not in inside and group_of.get(u) is not g
+               for m in inside for u in m.users):
+            continue  # read elsewhere too (or returned): computed once, stored
+        if g.id in h.deps or g.id in v.deps:
+            continue
+        _merge(g, h, groups, group_of)
+        _merge(g, v, groups, group_of)
 
 
 def is_arange(n: Any) -> bool:
