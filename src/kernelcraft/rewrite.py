@@ -587,7 +587,8 @@ def follow_views(gm: fx.GraphModule, protected: set[fx.Node] | None = None) -> i
             b = _reshape_base(a)
             if b is not None and shape_key(val(a).shape) == out:
                 bases[a] = b
-            elif val(a).numel() != 1 or val(a).dim() > 0:
+            elif val(a).dim() > 0:  # (no numel test: a 0-d tensor has one element, and
+                # a data-dependent size, rows of x[mask], cannot be compared)
                 ok = False  # (a one-element operand of any rank would change the result's)
         src = {shape_key(val(b).shape) for b in bases.values()}
         # (a matmul's reshaped result is left as written: a Linear's views are sink_views',
