@@ -421,6 +421,8 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
             ep = ep.run_decompositions(decomposition_table())
     except Exception as exc:  # noqa: BLE001
         raise InputError(f"{name}: cannot decompose the program: {_where(exc)}") from exc
+    if any(spec.kind.name == "TOKEN" for spec in ep.graph_signature.output_specs):
+        ep = _without_effect_tokens(ep, name)
     _drop_metadata_asserts(ep.graph_module)
     unify_sizes(ep.graph_module)
     sig = ep.graph_signature
@@ -457,6 +459,19 @@ def capture(model: nn.Module, inputs: Sequence[Any], name: str = "model") -> Cap
         bounded=bounded,
         constants=set(lifted),
     )
+
+
+def _without_effect_tokens(ep: Any, name: str) -> Any:
+    """The program with its effect tokens removed: export threads a token through ops with
+    side effects (``torch.linalg.cholesky``'s error check), which the generated module runs
+    in program order anyway; the ops become plain calls."""
+    try:
+        from torch.export._remove_effect_tokens_pass import _remove_effect_tokens
+
+        return _remove_effect_tokens(ep)
+    except Exception as exc:  # noqa: BLE001 - a private pass: any failure is reported
+        raise InputError(f"{name}: cannot remove the effect tokens of an op with side "
+                         f"effects: {_where(exc)}") from exc
 
 
 def _finite(bound: Any) -> bool:
