@@ -116,3 +116,21 @@ def test_roofline_of_a_model_expanding_a_parameter():
         roof = roofline(model, [torch.randn(3, 5, 8)], "fp32", "sm_90")
     assert roof["flops"] > 0 and roof["bytes"] > 0
     assert all(p.requires_grad for p in model.parameters())  # restored
+
+
+def test_roofline_percent_uses_the_gpu_the_row_was_timed_on():
+    """A row timed on an H100 under ``--target sm_90`` carries the H200's 4.25 TB/s floor:
+    its memory-bound % is taken again at the H100's bandwidth; rows naming the roofline's
+    product, or timed on the product the target means, keep theirs."""
+    from kernelcraft.report import roofline_pct
+    from kernelcraft.target import resolve
+
+    h100, h200 = resolve("h100"), resolve("sm_90")
+    roof = {"bytes": 4.25e9, "flops": 0, "target": "sm_90", "bandwidth": h200.bandwidth(),
+            "peak_flops": 5e13, "ms": 1.0, "bound": "memory", "pct": 50.0}
+    row = {"roofline": roof, "timing": {"candidate": {"median_ms": 2.0}},
+           "env": {"gpu": "NVIDIA H100 80GB HBM3", "sms": 132}}
+    assert roofline_pct(row) == pytest.approx(4.25e9 / h100.bandwidth() * 1e3 / 2.0 * 100)
+    assert roofline_pct(row) > 60
+    assert roofline_pct({**row, "env": {"gpu": "NVIDIA H200", "sms": 132}}) == 50.0
+    assert roofline_pct({**row, "roofline": {**roof, "product": h100.product}}) == 50.0

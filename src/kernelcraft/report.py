@@ -73,6 +73,25 @@ def fast_p(rows: Sequence[dict[str, Any]], key: str, p: float) -> float:
     return hits / len(rows)
 
 
+def roofline_pct(row: dict[str, Any]) -> float | None:
+    """A row's % of the roofline, its memory floor taken at the bandwidth of the GPU it was
+    timed on: rows without the roofline's product were held to the ceilings of the
+    target's default product (sm_90: the H200's 4.25 TB/s) whichever GPU ran them."""
+    from kernelcraft.target import match_device
+
+    roof = row.get("roofline") or {}
+    pct, env = roof.get("pct"), row.get("env") or {}
+    if pct is None or roof.get("product") or not env.get("gpu") or not roof.get("target"):
+        return pct
+    dev = match_device(env["gpu"], roof["target"], env.get("sms"))
+    ms = (row.get("timing") or {}).get("candidate", {}).get("median_ms")
+    if dev is None or not ms or dev.bandwidth() == roof.get("bandwidth"):
+        return pct
+    mem_ms = roof["bytes"] / dev.bandwidth() * 1e3
+    flop_ms = roof["flops"] / roof["peak_flops"] * 1e3 if roof.get("flops") else 0.0
+    return max(mem_ms, flop_ms) / ms * 100
+
+
 def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any],
                    extra: dict[str, Any] | None = None) -> str:
     """The markdown summary of a bench run: per-problem table, then fast_p and geomeans.
@@ -98,7 +117,7 @@ def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any],
         cells = [r["name"], "yes" if r.get("correct") else "no", r.get("reason") or ""]
         if timed:
             t = r.get("timing", {})
-            pct = r.get("roofline", {}).get("pct")
+            pct = roofline_pct(r)
             cells += [
                 _ms(t.get("candidate", {}).get("median_ms")),
                 _ms(t.get("eager", {}).get("median_ms")),
