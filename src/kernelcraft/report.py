@@ -114,7 +114,8 @@ def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any],
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "---|" * len(cols))
     for r in sorted(rows, key=lambda r: r["name"]):
-        cells = [r["name"], "yes" if r.get("correct") else "no", r.get("reason") or ""]
+        reason = r.get("reason") or ("GPU fault, not measured" if r.get("gpu_fault") else "")
+        cells = [r["name"], "yes" if r.get("correct") else "no", reason]
         if timed:
             t = r.get("timing", {})
             pct = roofline_pct(r)
@@ -142,7 +143,10 @@ def bench_markdown(rows: Sequence[dict[str, Any]], header: dict[str, Any],
                       and r.get("speedup_compile")])
         lines.append(f"| geomean speedup (correct only) | {_x(ge)} | {_x(gc)} |")
     lines.append("")
-    lines.append(f"{sum(1 for r in rows if r.get('correct'))} of {len(rows)} correct.")
+    faults = sum(1 for r in rows if r.get("gpu_fault") and not r.get("correct"))
+    lines.append(f"{sum(1 for r in rows if r.get('correct'))} of {len(rows)} correct"
+                 + (f"; {faults} not measured: the GPU failed the judge (out of memory while "
+                    "shared, or a lost context), not the candidate." if faults else "."))
     flagged = [r for r in rows if r.get("flags")]
     for r in flagged:
         lines.append(f"- FLAG {r['name']}: {'; '.join(r['flags'])}")
