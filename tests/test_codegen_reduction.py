@@ -483,3 +483,26 @@ def test_one_hots_of_bounded_indices_are_one_row_kernel(write, tmp_path: Path) -
     assert [g.kind for g in gen.plan.kernels] == ["reduction"]
     asserts = [n for g in gen.plan.groups for n in g.nodes if "assert" in str(n.target)]
     assert not asserts
+
+
+MASKED_LOGSUMEXP = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x, keys):
+            # FX names the masked_fill's where "where" and logsumexp's own guard "where_1":
+            # the resident row's element values must not take the row values' names
+            x = x.masked_fill(keys[:, None, :] > 30, -1e4)
+            return x.logsumexp(dim=-1, keepdim=True), torch.softmax(x, dim=-1)
+
+    def get_inputs(): return [torch.randn(4, 32, 64), torch.randint(0, 64, (4, 64))]
+    def get_init_inputs(): return []
+"""
+
+
+def test_one_chunk_values_keep_names_apart_from_row_values(write, tmp_path: Path) -> None:
+    gen, kinds = _generate(write, tmp_path, "masked_logsumexp", MASKED_LOGSUMEXP)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    assert kinds == ["reduction"]
+    text = gen.module_path.read_text()
+    assert "v_where_1 = " in text and "v_where_oc = " in text  # the row's, the element's

@@ -112,6 +112,10 @@ SPLIT_WAVES = 4  # one-pass groups split R until about this many programs per SM
 SPLIT_MIN_R = 32768
 MAX_SPLIT = 1024
 CPU_SMS = 4  # the interpreter's pretend SM count (so small-K groups split there too)
+#: suffix of the one-chunk variant's full-context names (``v_<node><sfx>``), looped passes
+#: take ``_p<pass>``: no FX node name ends so, where ``_1`` is how FX renames a second
+#: ``where`` (``v_where`` + ``_1`` was ``v_where_1``, a reduced value's name)
+ONE_SFX = "_oc"
 
 
 @dataclass
@@ -722,11 +726,11 @@ class _Gen:
         loaded: set[str] = set()
         inner = ind if one else ind + "    "
         if one:
-            lines += self._chunk_index("_1", "0", ind)
+            lines += self._chunk_index(ONE_SFX, "0", ind)
         for p in range(1, an.npasses + 1):
             if only and p != only:
                 continue
-            sfx = "_1" if one else f"_p{p}"
+            sfx = ONE_SFX if one else f"_p{p}"
             reds = [r for r in an.reds if an.ready[r] == p]
             stores = [o for o in self.outs if an.ctx[o] == "full" and an.need[o] == p]
             nodes = [n for n in an.pass_nodes[p] if not (one and n in vals)]
@@ -1191,7 +1195,7 @@ def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair,
             f"tl.exp({_safe_shift(old)} - ms_{nm})) + "
             f"tl.where({m}, tl.exp(xo_{nm} - ms_{nm}), 0.0)",
         ]
-    if sfx == "_1":  # the row resident in one chunk: its count, mean, squared deviations
+    if sfx == ONE_SFX:  # the row resident in one chunk: its count, mean, squared deviations
         return [
             f"{ind}xo_{nm} = tl.where({m}, {x}, 0.0)",
             f"{ind}n_{nm} = tl.sum({m}.to(tl.float32), axis=1)[:, None]",
