@@ -506,3 +506,30 @@ def test_one_chunk_values_keep_names_apart_from_row_values(write, tmp_path: Path
     assert kinds == ["reduction"]
     text = gen.module_path.read_text()
     assert "v_where_1 = " in text and "v_where_oc = " in text  # the row's, the element's
+
+
+PER_ROW_COUNT = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, points, num_points):
+            # a mean over each pillar's valid points, divided by its count cast per row
+            n_max = points.shape[1]
+            valid = torch.arange(n_max, device=points.device)[None, :] < num_points[:, None]
+            count = num_points.type_as(points).view(-1, 1, 1)
+            mean = (points * valid[..., None]).sum(1, keepdim=True) / count
+            return points - mean
+
+    def get_inputs(): return [torch.randn(96, 20, 4), torch.randint(1, 21, (96,))]
+    def get_init_inputs(): return []
+"""
+
+
+def test_a_per_row_cast_is_computed_per_row(write, tmp_path: Path) -> None:
+    """The count's cast, moved below its view (``rewrite.hoist_unit_views``), joins the row
+    kernel and is computed once per row there (a value constant along the reduced dims)."""
+    gen, kinds = _generate(write, tmp_path, "per_row_count", PER_ROW_COUNT)
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    (row,) = [g for g in gen.plan.kernels if g.kind == "reduction"]
+    assert "_to_copy" in row.describe()
+    assert all(g.describe() != "_to_copy" for g in gen.plan.kernels)

@@ -583,3 +583,37 @@ def test_whole_reductions_of_row_values_are_split_per_row() -> None:
     for got, want in zip(_run(c, _RowContexts(), inputs), _RowContexts()(*inputs),
                          strict=True):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+class _PerRowCasts(nn.Module):
+    """Per-row integers cast and unsqueezed against the features: the casts move below the
+    views (inputs only); a chain on a computed value stays."""
+
+    def forward(self, x, n, c, w):
+        valid = torch.arange(x.shape[1])[None, :] < n[:, None]
+        count = n.type_as(x).view(-1, 1, 1)  # moved: [P] -> [P, 1, 1]
+        mean = (x * valid[..., None]).sum(1, keepdim=True) / count
+        cx = c[:, 2].type_as(x).unsqueeze(1) * 0.16 + 0.08  # moved: a view of an input
+        twice = n.float().unsqueeze(1)  # moved: [6, 1], read twice
+        made = (w.sum(-1) * 2.0).unsqueeze(1)  # on a computed value: stays
+        return mean, x[..., 0] - cx + twice + made, twice * 3.0
+
+
+def test_unit_views_move_above_casts_of_inputs() -> None:
+    from kernelcraft.rewrite import hoist_unit_views
+
+    inputs = [torch.randn(6, 5, 3), torch.randint(1, 5, (6,)), torch.randint(0, 9, (6, 3)),
+              torch.randn(6, 4)]
+    c = capture(_PerRowCasts(), inputs)
+    assert hoist_unit_views(c.gm) == 3
+    casts = [n for n in c.gm.graph.nodes if n.op == "call_function"
+             and op_name(n.target) == "_to_copy"]
+    assert sorted(len(n.meta["val"].shape) for n in casts) == [2, 2, 3]
+    for got, want in zip(_run(c, _PerRowCasts(), inputs), _PerRowCasts()(*inputs),
+                         strict=True):
+        torch.testing.assert_close(got, want)
+    # the moved casts are computed in the kernels that read them: no kernel of a lone cast
+    kernels = [g.describe() for g in build_plan(capture(_PerRowCasts(), inputs).gm).kernels]
+    assert "_to_copy, mul, sum, div" in kernels  # the count, per row in the mean's kernel
+    assert any(k.startswith("_to_copy, mul, add, sub") for k in kernels), kernels  # cx
+    assert all(k != "_to_copy" for k in kernels), kernels

@@ -128,6 +128,10 @@ class FusionOptions:
     #: (``rewrite.thin_matmuls``): a reduction kernel that computes its operands in place,
     #: where a matmul's 16-wide tiles would be mostly padding; 0 turns it off
     thin_matmul_max: int = 16
+    #: a view inserting size-1 dims after pointwise ops on graph inputs moved above them
+    #: (``rewrite.hoist_unit_views``): a per-row cast unsqueezed against the features is
+    #: recomputed in the kernel that reads it
+    hoist_unit_views: bool = True
     #: device-side checks proven true by the value bounds of their operands erased with
     #: the reductions feeding them (``rewrite.drop_proven_asserts``: ``F.one_hot`` of an
     #: argmax checks nothing that can fail)
@@ -590,6 +594,10 @@ def build_plan(gm: fx.GraphModule, options: FusionOptions | None = None) -> Plan
             from kernelcraft.rewrite import drop_expands
 
             drop_expands(gm, keep)
+    if opts.hoist_unit_views:
+        from kernelcraft.rewrite import hoist_unit_views
+
+        hoist_unit_views(gm)
     if opts.lift_cat_pieces:
         from kernelcraft.rewrite import lift_cat_pieces
 

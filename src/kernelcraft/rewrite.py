@@ -120,6 +120,15 @@ graph can compute (``value_range``) is erased with the reductions feeding it: th
 checks of ``F.one_hot`` of an argmax, a clamp to the classes or a top-k index cost two
 whole-tensor reductions and two launches that can never fail.
 
+``hoist_unit_views``: ``unsqueeze(f(x))`` (or a view that only inserts size-1 dims) with
+``f`` a chain of pointwise ops on graph inputs read by nothing else becomes
+``f(unsqueeze(x))``: the chain then computes on a shape that broadcasts to its reader's,
+which recomputes it in place (``plan._absorb_broadcast_producers``): a per-row count or
+coordinate cast to float and unsqueezed against the features (PointPillars' pillar
+centres, a mean over valid points) is no longer a launch and a buffer of its own. Only
+chains on inputs move: one on a value a kernel produces joins that kernel instead
+(``follow_views`` moves views the other way for it).
+
 ``split_constants``: a ``scalar_tensor`` of a literal read by several pointwise ops becomes
 one copy per reader, so that the planner can put each into its reader's kernel as a literal
 (``plan.inline_constant``): no fill launched on every forward, no kernel argument.
@@ -1550,3 +1559,103 @@ def drop_proven_asserts(gm: fx.GraphModule) -> int:
         graph.eliminate_dead_code()
         gm.recompile()
     return count
+
+
+_UNIT_VIEWS = ("unsqueeze", "view", "_unsafe_view", "reshape")
+
+
+def _inserts_unit_dims(v: fx.Node) -> bool:
+    """A view whose result is its operand's shape with size-1 dims inserted."""
+    if op_name(v.target) not in _UNIT_VIEWS or not is_tensor_node(v.args[0]):
+        return False
+    src, out = shape_key(val(v.args[0]).shape), shape_key(val(v).shape)
+    if len(out) <= len(src):
+        return False
+    it = iter(src)
+    want = next(it, None)
+    for d in out:
+        if want is not None and d == want:
+            want = next(it, None)
+        elif d != "1":
+            return False
+    return want is None
+
+
+def _input_cone(v: fx.Node, most: int = 16) -> list[fx.Node] | None:
+    """The pointwise nodes ``v`` (a unit view) reads back to graph inputs, each of the
+    viewed shape and read only inside the cone (in graph order), if that is all it reads."""
+    shape = shape_key(val(v.args[0]).shape)
+    cone: list[fx.Node] = []
+    todo = [v.args[0]]
+    while todo:
+        n = todo.pop()
+        if n in cone:
+            continue
+        if (n.op != "call_function" or not is_pointwise(n.target) or not _simple_pointwise(n)
+                or shape_key(val(n).shape) != shape or len(cone) >= most):
+            return None
+        cone.append(n)
+        for a in n.all_input_nodes:
+            if _input_view(a):  # an input, or a view of one: a load
+                if shape_key(val(a).shape) != shape and val(a).dim() > 0:
+                    return None
+            else:
+                todo.append(a)
+    inside = set(cone) | {v}
+    if any(u not in inside for n in cone for u in n.users):
+        return None
+    order = {n: i for i, n in enumerate(v.graph.nodes)}
+    return sorted(cone, key=order.__getitem__)
+
+
+def _input_view(a: fx.Node) -> bool:
+    while a.op == "call_function" and is_view(a.target) and a.args \
+            and isinstance(a.args[0], fx.Node):
+        a = a.args[0]
+    return a.op in ("placeholder", "get_attr")
+
+
+def hoist_unit_views(gm: fx.GraphModule) -> int:
+    """Move a unit view above the pointwise chain on graph inputs it views (see the module
+    docstring); the number of views moved."""
+    graph = gm.graph
+    count = 0
+    for v in list(graph.nodes):
+        if v.op != "call_function" or not _inserts_unit_dims(v):
+            continue
+        cone = _input_cone(v)
+        if cone is None:
+            continue
+        v.replace_all_uses_with(_rebuilt_viewed(v, cone))
+        graph.erase_node(v)
+        for n in reversed(cone):
+            graph.erase_node(n)
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
+def _rebuilt_viewed(v: fx.Node, cone: list[fx.Node]) -> fx.Node:
+    """``cone`` computed again before ``v`` on its inputs viewed as ``v`` views (same op, same
+    size arguments: symbolic sizes stay the graph's); the node that replaces ``v``."""
+    from torch._guards import detect_fake_mode
+
+    graph = v.graph
+    insert = _inserter(graph, detect_fake_mode([val(v)]))
+    new: dict[fx.Node, fx.Node] = {}
+
+    def moved(a: Any) -> Any:
+        if not isinstance(a, fx.Node):
+            return a
+        if a in new:
+            return new[a]
+        if not is_tensor_node(a) or val(a).dim() == 0:
+            return a
+        return insert(v.target, (a, *v.args[1:]), dict(v.kwargs))
+
+    with graph.inserting_before(v):
+        for n in cone:
+            new[n] = insert(n.target, tuple(fx.node.map_arg(n.args, moved)),
+                            dict(fx.node.map_arg(n.kwargs, moved)))
+    return new[cone[-1]]

@@ -206,10 +206,11 @@ def _analyse(g: Group) -> _Analysis:
             an.ctx[n] = "keep"
         elif s == drop:
             an.ctx[n] = "drop"
+        elif broadcasts_to(s, keep):  # (a [B, N, 1] mask of [B, N, 3] row results; a
+            # per-row count cast in the kernel): constant along the reduced dims, per row
+            an.ctx[n] = "keep"
         elif broadcasts_to(s, dom):  # a broadcast producer recomputed per element
             an.ctx[n] = "full"
-        elif broadcasts_to(s, keep):  # (a [B, N, 1] mask of [B, N, 3] row results)
-            an.ctx[n] = "keep"
         elif broadcasts_to(s, drop):
             an.ctx[n] = "drop"
         else:
