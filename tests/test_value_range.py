@@ -89,7 +89,8 @@ def test_bounds_are_sound_where_values_are_unknown() -> None:
             cnt = (x > 0).sum(-1)  # a sum of bools: unbounded above
             idx = x.argmax(0)  # over the dynamic dim: non-negative only
             ar = torch.arange(3, 20, 4)
-            return fl, wrap, cnt, idx, ar, i - 1
+            narrow = idx.to(torch.int8)  # an open-ended index may wrap in int8
+            return fl, wrap, cnt, idx, ar, i - 1, narrow
 
     x = torch.randn(8, 5)
     i = torch.randint(0, 4, (8,))
@@ -102,10 +103,11 @@ def test_bounds_are_sound_where_values_are_unknown() -> None:
     assert _one(b, "arange") == (3, 19)
     idx = _one(b, "argmax")
     assert idx is not None and idx[0] == 0
+    assert _one(b, "_to_copy") is None
 
 
 def _one(bounds: dict[str, object], prefix: str) -> object:
-    (v,) = [v for k, v in bounds.items() if k.split("_")[0] == prefix]
+    (v,) = [v for k, v in bounds.items() if k.rstrip("0123456789").rstrip("_") == prefix]
     return v
 
 

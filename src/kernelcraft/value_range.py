@@ -36,6 +36,7 @@ _SUBSET = frozenset({
 })
 #: ops that may wrap around their integer dtype
 _ARITH = frozenset({"add", "sub", "rsub", "mul", "neg", "abs", "floor_divide", "div"})
+_CASTS = frozenset({"_to_copy", "to", "convert_element_type", "type_as"})
 _COMPARE = frozenset({"ge", "gt", "le", "lt", "eq", "ne"})
 #: ops returning (values, indices): the bound of the indices along ``dim`` (argument 1)
 _INDEXED = frozenset({"topk", "sort", "max", "min", "kthvalue", "mode", "median", "cummax",
@@ -102,8 +103,11 @@ class ValueRanges:
         if b is None:
             return None
         if math.isinf(b[0]) or math.isinf(b[1]):
-            # an open side is known not to wrap only where no arithmetic made it
-            return None if op_name(n.target) in _ARITH else b
+            # an open side is known not to wrap only where no arithmetic made it, and no
+            # cast to a narrower integer (an index cast to int8)
+            name = op_name(n.target)
+            narrowed = name in _CASTS and dtype != torch.int64
+            return None if name in _ARITH or narrowed else b
         lo, hi = _dtype_limits(dtype)
         return b if lo <= b[0] and b[1] <= hi else None
 
