@@ -1652,7 +1652,8 @@ def _rebuilt_viewed(v: fx.Node, cone: list[fx.Node]) -> fx.Node:
             return new[a]
         if not is_tensor_node(a) or val(a).dim() == 0:
             return a
-        return insert(v.target, (a, *v.args[1:]), dict(v.kwargs))
+        new[a] = insert(v.target, (a, *v.args[1:]), dict(v.kwargs))  # one view per input
+        return new[a]
 
     with graph.inserting_before(v):
         for n in cone:

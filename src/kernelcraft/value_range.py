@@ -23,6 +23,7 @@ import torch
 import torch.fx as fx
 
 from kernelcraft.codegen.ops import op_name
+from kernelcraft.plan import val
 
 Bound = tuple[float, float] | None
 
@@ -38,7 +39,7 @@ _SUBSET = frozenset({
 _ARITH = frozenset({"add", "sub", "rsub", "mul", "neg", "abs", "floor_divide", "div"})
 _CASTS = frozenset({"_to_copy", "to", "convert_element_type", "type_as"})
 _COMPARE = frozenset({"ge", "gt", "le", "lt", "eq", "ne"})
-#: ops returning (values, indices): the bound of the indices along ``dim`` (argument 1)
+#: ops returning (values, indices): the indices bounded by the size of the dim they index
 _INDEXED = frozenset({"topk", "sort", "max", "min", "kthvalue", "mode", "median", "cummax",
                       "cummin"})
 
@@ -116,7 +117,7 @@ class ValueRanges:
         ``.float()``) or selections and clamps of those: no arithmetic (rounding), and
         nothing from an input (NaN)."""
         name = op_name(n.target)
-        if name in ("_to_copy", "to", "convert_element_type", "type_as"):
+        if name in _CASTS:
             src = self.of(n.args[0]) if _is_int(getattr(val(n.args[0]), "dtype", None)) \
                 else None
             exact = 2 / torch.finfo(val(n).dtype).eps  # integers held exactly
@@ -166,16 +167,14 @@ class ValueRanges:
         if name in ("logical_not", "bitwise_not") and args:
             a = self.of(args[0])
             return None if a is None or a[0] != a[1] else (1 - a[0], 1 - a[0])
-        if name in ("_to_copy", "to", "convert_element_type", "type_as"):
+        if name in _CASTS:
             a = self.of(args[0])
             if a is None:
                 return None
             if a[0] > 0 or a[1] < 0:
                 return (1, 1)
             return (0, 0) if a == (0, 0) else (0, 1)
-        if name in _SUBSET or name == "where":
-            return self._int(n, torch.bool)
-        if name in ("scalar_tensor", "full", "full_like", "fill"):
+        if name in _SUBSET or name in ("where", "scalar_tensor", "full", "full_like", "fill"):
             return self._int(n, torch.bool)
         return None
 
@@ -212,7 +211,7 @@ class ValueRanges:
                 parts = [self.of(t) for t in args[0]]
                 return _union(*parts)
             return self.of(args[0])
-        if name in ("_to_copy", "to", "convert_element_type", "type_as"):
+        if name in _CASTS:
             src = val(args[0])
             return self.of(args[0]) if _is_int(getattr(src, "dtype", None)) else None
         if name == "where":
@@ -283,10 +282,6 @@ class ValueRanges:
         low = (max(a[0], bl[0]), max(a[1], bl[1]))
         out = (min(low[0], bh[0]), min(low[1], bh[1]))
         return None if math.isinf(out[0]) and math.isinf(out[1]) else out
-
-
-def val(a: Any) -> Any:
-    return a.meta.get("val") if isinstance(a, fx.Node) else a
 
 
 def _index_range(x: Any, dim: Any) -> Bound:

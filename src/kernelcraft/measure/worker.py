@@ -189,8 +189,7 @@ def roofline(model: Any, inputs: list[Any], mode: str, target_name: str | None) 
     nbytes = sum(t.numel() * t.element_size() for t in tensors)
     # timings on a GPU are that GPU's: its ceilings, not those of the product the target
     # arch names (sm_90 means the H200; an H100 has 3.35 TB/s, not 4.25)
-    here = targets.detect() if torch.cuda.is_available() else None
-    tgt = here or (targets.resolve(target_name) if target_name else None)
+    tgt = targets.detect() or (targets.resolve(target_name) if target_name else None)
     result: dict[str, Any] = {"bytes": nbytes, "flops": flops}
     if tgt is None:
         return result
