@@ -105,6 +105,9 @@ ARG_TILE = 512
 #: shorter rows (64 KB: logsumexp over 16384, 0.252 ms in two passes against 0.325 online
 #: on the H200) are read again from the L2, where the second exp per element costs more
 ONLINE_SOFTMAX_MIN_R = 65536
+#: a looped multi-pass kernel asks the L2 to keep what a later pass reads again
+#: (``evict_last``) and to drop it on its last read (``evict_first``)
+EVICT_HINTS = True
 SPLIT_WAVES = 4  # one-pass groups split R until about this many programs per SM exist
 #: rows shorter than this are not split on a GPU: one program walks 128 KB of fp32 in a few
 #: microseconds, about what the combine kernel takes, and the second launch costs more host
@@ -676,7 +679,7 @@ class _Gen:
         if lanes and pair is not None and pair.mode == "var":
             lines += _merge_var_lanes(r.name, ind, *self.bounds)
         shift = self.red_val[pair.shift] if pair is not None and pair.mode == "softmax" else ""
-        return lines + _finish(r, ind, pair, shift)
+        return lines + _finish(r, ind, pair, shift, lanes)
 
     def _shift_chain(self, pair: _Pair | None, ind: str) -> list[str]:
         """An online sum's shift and its reduced-context ancestors, ahead of their level."""
@@ -728,6 +731,10 @@ class _Gen:
         inner = ind if one else ind + "    "
         if one:
             lines += self._chunk_index(ONE_SFX, "0", ind)
+        last_read = {}  # looped: an input's last pass (earlier passes keep it in the L2)
+        for p in range(1, an.npasses + 1):
+            for a in self._pass_inputs(p, an.pass_nodes[p]):
+                last_read[self.op_of[(a, "full")].name] = p
         for p in range(1, an.npasses + 1):
             if only and p != only:
                 continue
@@ -750,21 +757,18 @@ class _Gen:
                 else:
                     lines.append(f"{ind}for r0{sfx} in range(0, R, BLOCK_R):")
                 lines += self._chunk_index(sfx, f"r0{sfx}", inner)
-            ins: list[fx.Node] = []
-            for n in nodes:
-                if n in self.gathers:
-                    continue  # its source and indices are read through its own views
-                ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
-            ins += [an.source(r) for r in reds
-                    if an.source(r) in self.in_name and an.source(r) not in ins]
-            for a in ins:
+            for a in self._pass_inputs(p, nodes):
                 op = self.op_of[(a, "full")]
                 if op.name in loaded:
                     continue
                 loaded.add(op.name)
+                hint = ""
+                if EVICT_HINTS and not one and an.npasses > 1:
+                    hint = (", eviction_policy='evict_last'" if last_read[op.name] > p
+                            else ", eviction_policy='evict_first'")
                 lines += self._roff(op.name, sfx, inner)
                 lines.append(f"{inner}x_{op.name}{sfx} = tl.load({op.ptr} + (koff_{op.name} + "
-                             f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
+                             f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0{hint})")
             for t in an.pos_reads:
                 if t not in vals and any(t in n.all_input_nodes for n in nodes):
                     lines += self._position_value(t, sfx, inner, vals)
@@ -775,7 +779,7 @@ class _Gen:
                 else:
                     lines.append(f"{inner}{v} = {self._lower(n, 'full', vals, sfx)}")
                 vals[n] = v
-            # an online sum reads its partner's running maximum before that is updated
+            # an online sum first (it kept its own running maximum; the order is free)
             done: set[fx.Node] = set()
             for r in sorted(reds, key=lambda r: an.mode(r) != "softmax"):
                 if one and an.mode(r) == "softmax":
@@ -820,6 +824,19 @@ class _Gen:
                     self.red_val[r] = f"v_{r.name}"
             lines += self._reduced_after(p, tail)
         return lines
+
+    def _pass_inputs(self, p: int, nodes: list[fx.Node]) -> list[fx.Node]:
+        """The inputs pass ``p`` loads in full context for ``nodes`` and its reductions."""
+        ins: list[fx.Node] = []
+        for n in nodes:
+            if n in self.gathers:
+                continue  # its source and indices are read through its own views
+            ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
+        for r in self.an.reds:
+            if self.an.ready[r] == p and self.an.source(r) in self.in_name:
+                if self.an.source(r) not in ins:
+                    ins.append(self.an.source(r))
+        return ins
 
     def _index_value(self, nm: str, at: str, tag: str, mask: str, ind: str) -> list[str]:
         """``giv_{tag} = `` index view ``nm``'s values at offsets ``at`` (in the index
@@ -1125,6 +1142,9 @@ def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
     if online is not None and online.mode == "var":  # per lane: mean, squared deviations
         return [f"{ind}{v}_{r.name} = tl.zeros([BLOCK_K, BLOCK_R], tl.float32)"
                 for v in ("lmu", "lm2")]
+    if online is not None:  # lanes of sums, and the row's running maximum they are shifted by
+        return [f"{ind}acc_{r.name} = tl.zeros([BLOCK_K, BLOCK_R], tl.float32)",
+                f"{ind}rm_{r.name} = tl.full([BLOCK_K, 1], float('-inf'), tl.float32)"]
     kind = op_name(r.target)
     if kind in ("argmax", "argmin"):
         return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
@@ -1185,16 +1205,21 @@ def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair,
                        lo: str) -> list[str]:
     """One chunk of an online pair's second reduction (see ``_online_pair``)."""
     m, nm = f"mask{sfx}", r.name
-    if online.mode == "softmax":  # lanes: sum of exp(x - shift of the running maximum)
-        old = f"acc_{online.partner.name}"
+    if online.mode == "softmax":
+        # lanes: sums of exp(x - shift of the row's running maximum). The maximum is one per
+        # row, taken over each chunk, so rescaling the lanes costs one exp per row and chunk,
+        # not one per element: per element only exp(x - shift) is left. A NaN the row's
+        # maximum skips still reaches the sum (and the partner's own lanes keep it).
+        rm = f"rm_{nm}"
         return [
             f"{ind}xo_{nm} = {x}",
-            f"{ind}mn_{nm} = tl.where({m} & ~(({old} > xo_{nm}) | ({old} != {old})), "
-            f"xo_{nm}, {old})",
+            f"{ind}mn_{nm} = tl.maximum({rm}, tl.max(tl.where({m}, xo_{nm}, float('-inf')), "
+            "axis=1)[:, None])",
             f"{ind}ms_{nm} = {_safe_shift(f'mn_{nm}')}",
-            f"{ind}acc_{nm} = acc_{nm} * tl.where({old} == float('-inf'), 0.0, "
-            f"tl.exp({_safe_shift(old)} - ms_{nm})) + "
+            f"{ind}acc_{nm} = acc_{nm} * tl.where({rm} == float('-inf'), 0.0, "
+            f"tl.exp({_safe_shift(rm)} - ms_{nm})) + "
             f"tl.where({m}, tl.exp(xo_{nm} - ms_{nm}), 0.0)",
+            f"{ind}{rm} = mn_{nm}",
         ]
     if sfx == ONE_SFX:  # the row resident in one chunk: its count, mean, squared deviations
         return [
@@ -1278,14 +1303,22 @@ def _partial(r: fx.Node, ind: str, online: _Pair | None = None,
     ]
 
 
-def _finish(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "") -> list[str]:
-    """Lanes -> one value per row, [BLOCK_K, 1]; only builtin reductions (fast everywhere)."""
+def _finish(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "",
+            lanes: bool = True) -> list[str]:
+    """Lanes -> one value per row, [BLOCK_K, 1]; only builtin reductions (fast everywhere).
+
+    An online sum's lanes share the row's running maximum; ``lanes=False``: they are the
+    splits' partial sums of a combine, each relative to its own maximum."""
     kind = op_name(r.target)
     dt = tl_dtype(r)
     out, acc, nm = f"v_{r.name}", f"acc_{r.name}", r.name
     if online is not None and online.mode == "var":
         return [f"{ind}{out} = ({acc}{' / R' if kind == 'mean' else ''}).to({dt})"]
-    if online is not None:  # lanes (or splits, each with its maximum) brought to ``shift``
+    if online is not None and lanes:  # the lanes' sum brought from the row's maximum
+        rm = f"rm_{nm}"
+        return [f"{ind}{out} = tl.where({rm} == float('-inf'), 0.0, tl.sum({acc}, axis=1)"
+                f"[:, None] * tl.exp({_safe_shift(rm)} - ({shift}))).to({dt})"]
+    if online is not None:  # splits, each with its maximum, brought to ``shift``
         lm = f"acc_{online.partner.name}"
         return [f"{ind}{out} = tl.sum(tl.where({lm} == float('-inf'), 0.0, {acc} * "
                 f"tl.exp({_safe_shift(lm)} - ({shift}))), axis=1)[:, None].to({dt})"]
