@@ -156,6 +156,16 @@ MASKED_ROW_VECTORS = """
 """
 
 
+def _interpret(check: str, *args: object) -> str:
+    """``check`` run with ``args`` in a fresh interpreter under Triton's interpreter (kernels
+    launch under it only when it is on before triton is imported); its stdout."""
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    run = subprocess.run([sys.executable, "-c", check, *map(str, args)], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout.strip()
+
+
 def _generate(write, tmp_path: Path, name: str, source: str):
     path = write(f"{name}.py", source)
     gen = generate(path, GenerateOptions(out_dir=tmp_path / "out", device="cpu"))
@@ -242,12 +252,7 @@ def test_online_pairs_fold_a_pass(write, tmp_path: Path) -> None:
     assert "_combine[" in text  # one-pass groups split over R
     assert "_s2[" in text and "_c1[" in text  # two passes over few rows: each split
     assert "# pass 2: sum" not in text and "# pass 3" not in text
-    # kernels launch under the interpreter only when it is on before triton is imported
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    run = subprocess.run([sys.executable, "-c", ONLINE_CHECK, str(gen.module_path)], env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.strip() == "4 outputs match", run.stdout
+    assert _interpret(ONLINE_CHECK, gen.module_path) == "4 outputs match"
 
 
 ONLINE_CHECK = """
@@ -304,11 +309,7 @@ def test_online_softmax_over_looped_rows(write, tmp_path: Path) -> None:
     text = gen.module_path.read_text()
     assert "rm_sum" in text and "tl.max(tl.where(mask_p1" in text
     assert "evict_last" in text and "evict_first" in text
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    run = subprocess.run([sys.executable, "-c", LOOPED_CHECK, str(gen.module_path)], env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.strip() == "3 outputs match", run.stdout
+    assert _interpret(LOOPED_CHECK, gen.module_path) == "3 outputs match"
 
 
 LOOPED_CHECK = """
@@ -378,12 +379,8 @@ def test_aligned_chunks_at_full_size(write, tmp_path: Path) -> None:
     assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
     text = gen.module_path.read_text()
     assert "if ALIGNED:" in text and "aligned = rdim >= 2" in text
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    run = subprocess.run([sys.executable, "-c", FULL_SIZE_CHECK,
-                          str(tmp_path / "groupnorm_aligned.py"), str(gen.module_path)],
-                         env=env, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.strip() == "match"
+    assert _interpret(FULL_SIZE_CHECK, tmp_path / "groupnorm_aligned.py",
+                      gen.module_path) == "match"
 
 
 TRAIN_BATCHNORM = """
@@ -430,13 +427,8 @@ def test_train_mode_batchnorm_updates_running_stats_in_its_reduction(write,
     rows = [g for g in gen.plan.groups if g.kind == "pointwise"
             and all(n.meta["val"].dim() == 1 for n in g.nodes)]
     assert rows == [], [g.describe() for g in rows]  # no [C] kernel beside them
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    run = subprocess.run([sys.executable, "-c", RUNNING_STATS_CHECK,
-                          str(write("train_bn_problem.py", TRAIN_BATCHNORM)),
-                          str(gen.module_path)], env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.strip() == "state matches", run.stdout
+    assert _interpret(RUNNING_STATS_CHECK, write("train_bn_problem.py", TRAIN_BATCHNORM),
+                      gen.module_path) == "state matches"
 
 
 def test_short_rows_are_not_split_on_a_gpu():
