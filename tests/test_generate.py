@@ -1010,6 +1010,48 @@ def test_baked_input_size_is_guarded(write, tmp_path):
         assert (counter.count > before) == kernels
 
 
+RECURRENCE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, d, g):
+        # a Python loop over the time dim: torch.export unrolls it, one graph per length
+        acc = torch.zeros_like(d[0])
+        out = []
+        for t in range(d.shape[0] - 1, -1, -1):
+            acc = d[t] + g[t] * acc
+            out.append(acc)
+        return torch.stack(out[::-1]) * 2.0
+
+steps, batch = 40, 256
+def get_inputs(): return [torch.randn(steps, batch), torch.rand(steps, batch)]
+def get_init_inputs(): return []
+"""
+
+
+def test_a_size_the_graph_depends_on_is_held_by_the_judge(write, tmp_path):
+    """Kernels at other sizes are required where the program's graph stays the same: the
+    judge moves ``batch`` (kernels launched) and holds ``steps``, whose value sets how many
+    steps the captured graph unrolls; its new-instance trials still move ``steps`` (the
+    module runs the problem's forward there, and must be right)."""
+    from kernelcraft.problem import init_free_sizes, load_problem, reduced
+    from kernelcraft.specialize import structural_sizes
+
+    path = write("recurrence.py", RECURRENCE)
+    problem = reduced(load_problem(path))
+    assert structural_sizes(problem, init_free_sizes(problem)) == ["steps"]
+    assert structural_sizes(reduced(load_problem(write("log.py", LOG_SCALE))),
+                            ["rows", "cols"]) == ["cols"]
+    assert structural_sizes(reduced(load_problem(write("pool.py", MAXPOOL))),
+                            ["batch", "length"]) == []
+    gen = generate(path, _opts(tmp_path))
+    assert gen.judge.correct, gen.judge.detail
+    notes = gen.judge.verdict["notes"]
+    assert any("held" in n and "steps=" in n for n in notes), notes
+    report = (gen.module_path.parent / "report.md").read_text()
+    assert "- judge: held at the problem's values" in report
+
+
 def test_sqrt_of_a_size_stays_symbolic(write, tmp_path):
     """math.sqrt(x.shape[-1]), the scale of hand-written attention, is captured as a
     symbolic sqrt: no guard, and the judge's other-size trials run the kernels."""

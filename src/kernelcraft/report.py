@@ -217,6 +217,7 @@ def generate_report(gen: Any, opts: Any) -> str:
         err = worst_error(res.verdict)
         if err:
             lines.append(f"- worst relative L2 error {err[0]:.2e} (tolerance {err[1]:.2e})")
+        lines += [f"- judge: {n}" for n in res.verdict.get("notes", [])]
         if res.timing:
             lines.append(f"- time: {_ms(res.ms('candidate'))} ms; eager {_ms(res.ms('eager'))} "
                          f"ms ({_x(res.speedup_eager)}); torch.compile "

@@ -148,27 +148,58 @@ def baked_dims(problem: Problem, cap: Captured) -> Guard:
     Empty when nothing is baked, when no input dim is constant or bounded, or when no size
     can move without changing the constructor's arguments (another model, another capture).
     """
-    consts = {k: v for k, v in constant_dims(cap).items() if v > 1}
-    consts.update(bounded_dims(cap))
-    if not consts:
+    if not _fixed_dims(cap):  # nothing to probe (most programs): no second capture
         return ()
     free = init_free_sizes(problem)
     # several sizes: a literal derived by a step function (``int(W // 2 * 0.5)`` modes
     # kept) can stay put for one of them
-    for other in islice(perturbations(problem, free), BAKED_PROBES) if free else ():
-        with torch.device("meta"):
-            ins = other.template_inputs(0)
-        moved = tuple(sorted((i, d, s) for (i, d), s in consts.items()
-                             if isinstance(ins[i], torch.Tensor) and ins[i].shape[d] != s))
-        if not moved:  # constant dims tied to the constructor (a Linear's in_features)
-            continue
-        try:
-            cap2 = capture_at(other)
-        except Exception:  # noqa: BLE001 - the program cannot be captured there: guard all
-            return moved
-        if not _same_literals(cap.graph, cap2.graph):
-            return moved
-    return ()
+    others = islice(perturbations(problem, free), BAKED_PROBES) if free else iter(())
+    return next((moved for other in others if (moved := _baked_at(cap, other))), ())
+
+
+def structural_sizes(problem: Problem, keys: list[str]) -> list[str]:
+    """The size globals among ``keys`` the program's captured graph depends on: moved alone,
+    they change its ops or literals (a Python loop over a dim, a size made a number).
+
+    The judge holds them at the problem's values where it requires kernels at other sizes:
+    no fixed graph, hence no generated module, serves every value of such a size. Empty
+    when the program cannot be captured (the judge judges programs it cannot).
+    """
+    if not keys:
+        return []
+    try:
+        cap = capture_at(problem)
+    except Exception:  # noqa: BLE001 - any program the capture cannot take
+        return []
+    if not _fixed_dims(cap):
+        return []
+    return [k for k in keys
+            if any(_baked_at(cap, other) for other in islice(perturbations(problem, [k]), 1))]
+
+
+def _fixed_dims(cap: Captured) -> dict[tuple[int, int], int]:
+    """(argument index, dim) -> size of the input dims a literal could be derived from: the
+    constant ones above 1 and the bounded ones."""
+    return {**{k: v for k, v in constant_dims(cap).items() if v > 1}, **bounded_dims(cap)}
+
+
+def _baked_at(cap: Captured, other: Problem) -> Guard:
+    """The constant dims of ``cap`` that ``other``'s sizes move while the graph captured
+    there differs in its ops or literals (all moved ones if it cannot be captured)."""
+    consts = _fixed_dims(cap)
+    if not consts:
+        return ()
+    with torch.device("meta"):
+        ins = other.template_inputs(0)
+    moved = tuple(sorted((i, d, s) for (i, d), s in consts.items()
+                         if isinstance(ins[i], torch.Tensor) and ins[i].shape[d] != s))
+    if not moved:  # constant dims tied to the constructor (a Linear's in_features)
+        return ()
+    try:
+        cap2 = capture_at(other)
+    except Exception:  # noqa: BLE001 - the program cannot be captured there: guard all
+        return moved
+    return () if _same_literals(cap.graph, cap2.graph) else moved
 
 
 #: sizes ``baked_dims`` captures the program at, besides its own

@@ -300,9 +300,20 @@ def plan_trials(problem: Problem, opts: VerifyOptions) -> tuple[list[TrialSpec],
         specs.append(TrialSpec("stream order", opts.seed + 101, "uniform", dict(main.sizes),
                                kind="stream", main=False))
     if opts.other_sizes:
+        from kernelcraft.specialize import structural_sizes  # capture: the trusted side only
+
         found = False
         free = init_free_sizes(main)
-        for other in list(perturbations(main, free))[:2] if free else []:
+        # sizes the program's graph depends on (a loop over a dim) stay put where kernels
+        # are required: no one graph, so no one module, serves all their values; the
+        # new-instance trials still move them, for correctness alone
+        held = structural_sizes(main, free)
+        if held:
+            notes.append("held at the problem's values where kernels are required at other "
+                          "sizes (the program's graph depends on them): "
+                          + ", ".join(f"{k}={main.sizes[k]}" for k in held))
+        moving = [k for k in free if k not in held]
+        for other in list(perturbations(main, moving))[:2] if moving else []:
             specs.append(TrialSpec("other sizes, same instance", opts.seed + 202, "normal",
                                    dict(other.sizes), kind="other-size", main=False))
             found = True
