@@ -556,6 +556,33 @@ def test_slice_assignments_are_cats() -> None:
     assert not [g.describe() for g in plan.groups if g.kind == "extern"]
 
 
+class _SelectAssignLoop(nn.Module):
+    """``out[:, q] = ...`` for every q: each assignment exports around ``out[:]`` (a slice
+    of the whole tensor) and a scatter over all of it."""
+
+    def forward(self, f):
+        out = torch.empty_like(f)
+        for q, (sx, sy) in enumerate([(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1)]):
+            out[:, q] = torch.roll(f[:, q], shifts=(sy, sx), dims=(1, 2))
+        return out * 2.0
+
+
+def test_select_assignments_in_a_loop_write_the_tensor_once() -> None:
+    """Slices keeping all of a tensor are aliases (``eliminate_common``): the chain of
+    per-channel assignments is one kernel (with the scaling after it) instead of five
+    writes of the whole tensor, and computes the same."""
+    f = torch.randn(2, 5, 8, 16)
+    c = capture(_SelectAssignLoop(), [f])
+    eliminate_common(c.gm)
+    assert not any(op_name(n.target) == "slice" for n in c.gm.graph.nodes)
+    torch.testing.assert_close(_run(c, _SelectAssignLoop(), [f])[0], _SelectAssignLoop()(f),
+                               rtol=0, atol=0)
+    plan = build_plan(capture(_SelectAssignLoop(), [f]).gm)
+    wheres = [g for g in plan.kernels if "where" in g.describe()]
+    assert len(wheres) == 1 and wheres[0].describe().count("where") == 5, [
+        g.describe() for g in plan.kernels]
+
+
 class _RowContexts(nn.Module):
     """Whole-tensor reductions of values computed with row statistics (split), and a column
     sum of them and a whole sum of plain values (not split)."""

@@ -153,6 +153,7 @@ from kernelcraft.plan import (
     shape_key,
     slice_args,
     val,
+    whole_slice,
 )
 
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
@@ -189,9 +190,13 @@ def _frozen(a: Any) -> Any:
 
 
 def _same_shape_view(n: fx.Node) -> bool:
-    """A view or reshape to the sizes its input already has (an alias of it)."""
-    return (n.op == "call_function" and op_name(n.target) in _RESHAPES and bool(n.args)
-            and is_tensor_node(n.args[0]) and is_tensor_node(n)
+    """A view or reshape to the sizes its input already has, or a slice keeping all of it
+    (``x[:, q] = y`` exports ``x[:]`` around its scatter): an alias of its input."""
+    if n.op != "call_function" or not n.args or not is_tensor_node(n.args[0]):
+        return False
+    if op_name(n.target) == "slice":
+        return whole_slice(n)
+    return (op_name(n.target) in _RESHAPES and is_tensor_node(n)
             and shape_key(val(n).shape) == shape_key(val(n.args[0]).shape))
 
 
