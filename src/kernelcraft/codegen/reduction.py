@@ -101,13 +101,16 @@ GPU_PERSIST_TILE = 8192  # largest tile kept resident (one chunk, loaded once)
 #: the H200 argmin over 16384 x 8192 took 0.29 ms resident in 8192 lanes against 0.14 in
 #: 512-lane chunks (0.44 at 4096); argmax over 65536 x 1000 0.46 ms against 0.44
 ARG_TILE = 512
-#: rows at least this long take the online softmax: with about one row per SM in flight,
-#: shorter rows (64 KB: logsumexp over 16384, 0.252 ms in two passes against 0.325 online
-#: on the H200) are read again from the L2, where the second exp per element costs more
-ONLINE_SOFTMAX_MIN_R = 65536
-#: a looped multi-pass kernel asks the L2 to keep what a later pass reads again
-#: (``evict_last``) and to drop it on its last read (``evict_first``)
-EVICT_HINTS = True
+#: rows at least this long take the online softmax (read once for the maximum and the sum;
+#: a row the launch keeps resident takes its maximum first either way). Lanes with their own
+#: running maximum in 2048-wide chunks beat two passes from 16384 on (H100, see
+#: _kc_row_config); at 65536 before the lanes went plain maximum and minimum, when two
+#: passes were faster below that (H200 logsumexp over 16384: 0.252 ms against 0.325)
+ONLINE_SOFTMAX_MIN_R = 16384
+#: the chunk of a looped online softmax (16 warps, 4 elements per thread)
+ONLINE_BLOCK_R = 2048
+#: the largest finite float32: an online softmax lane's floor and its shift's ceiling
+FLT_MAX = "3.4028234663852886e38"
 SPLIT_WAVES = 4  # one-pass groups split R until about this many programs per SM exist
 #: rows shorter than this are not split on a GPU: one program walks 128 KB of fp32 in a few
 #: microseconds, about what the combine kernel takes, and the second launch costs more host
@@ -731,10 +734,6 @@ class _Gen:
         inner = ind if one else ind + "    "
         if one:
             lines += self._chunk_index(ONE_SFX, "0", ind)
-        last_read = {}  # looped: an input's last pass (earlier passes keep it in the L2)
-        for p in range(1, an.npasses + 1):
-            for a in self._pass_inputs(p, an.pass_nodes[p]):
-                last_read[self.op_of[(a, "full")].name] = p
         for p in range(1, an.npasses + 1):
             if only and p != only:
                 continue
@@ -762,13 +761,9 @@ class _Gen:
                 if op.name in loaded:
                     continue
                 loaded.add(op.name)
-                hint = ""
-                if EVICT_HINTS and not one and an.npasses > 1:
-                    hint = (", eviction_policy='evict_last'" if last_read[op.name] > p
-                            else ", eviction_policy='evict_first'")
                 lines += self._roff(op.name, sfx, inner)
                 lines.append(f"{inner}x_{op.name}{sfx} = tl.load({op.ptr} + (koff_{op.name} + "
-                             f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0{hint})")
+                             f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
             for t in an.pos_reads:
                 if t not in vals and any(t in n.all_input_nodes for n in nodes):
                     lines += self._position_value(t, sfx, inner, vals)
@@ -1142,9 +1137,9 @@ def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
     if online is not None and online.mode == "var":  # per lane: mean, squared deviations
         return [f"{ind}{v}_{r.name} = tl.zeros([BLOCK_K, BLOCK_R], tl.float32)"
                 for v in ("lmu", "lm2")]
-    if online is not None:  # lanes of sums, and the row's running maximum they are shifted by
+    if online is not None:  # lanes of sums, and the running maxima they are shifted by
         return [f"{ind}acc_{r.name} = tl.zeros([BLOCK_K, BLOCK_R], tl.float32)",
-                f"{ind}rm_{r.name} = tl.full([BLOCK_K, 1], float('-inf'), tl.float32)"]
+                f"{ind}rm_{r.name} = tl.full([BLOCK_K, BLOCK_R], -{FLT_MAX}, tl.float32)"]
     kind = op_name(r.target)
     if kind in ("argmax", "argmin"):
         return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
@@ -1206,20 +1201,18 @@ def _accumulate_online(r: fx.Node, x: str, sfx: str, ind: str, online: _Pair,
     """One chunk of an online pair's second reduction (see ``_online_pair``)."""
     m, nm = f"mask{sfx}", r.name
     if online.mode == "softmax":
-        # lanes: sums of exp(x - shift of the row's running maximum). The maximum is one per
-        # row, taken over each chunk, so rescaling the lanes costs one exp per row and chunk,
-        # not one per element: per element only exp(x - shift) is left. A NaN the row's
-        # maximum skips still reaches the sum (and the partner's own lanes keep it).
+        # lanes: each its running maximum and its sum of exp(x - that maximum), in plain
+        # maximum and minimum (no NaN or infinity tests per element: a NaN skips the lane's
+        # maximum but reaches its sum; the partner's own lanes keep it). A lane starts at
+        # -FLT_MAX, so an all -inf lane stays exp(0) * 0; an infinite maximum shifts by
+        # FLT_MAX (a +inf element's exp is inf, as unshifted)
         rm = f"rm_{nm}"
         return [
-            f"{ind}xo_{nm} = {x}",
-            f"{ind}mn_{nm} = tl.maximum({rm}, tl.max(tl.where({m}, xo_{nm}, float('-inf')), "
-            "axis=1)[:, None])",
-            f"{ind}ms_{nm} = {_safe_shift(f'mn_{nm}')}",
-            f"{ind}acc_{nm} = acc_{nm} * tl.where({rm} == float('-inf'), 0.0, "
-            f"tl.exp({_safe_shift(rm)} - ms_{nm})) + "
-            f"tl.where({m}, tl.exp(xo_{nm} - ms_{nm}), 0.0)",
-            f"{ind}{rm} = mn_{nm}",
+            f"{ind}xo_{nm} = tl.where({m}, {x}, float('-inf'))",
+            f"{ind}mn_{nm} = tl.maximum({rm}, xo_{nm})",
+            f"{ind}ms_{nm} = tl.minimum(mn_{nm}, {FLT_MAX})",
+            f"{ind}acc_{nm} = acc_{nm} * tl.exp({rm} - ms_{nm}) + tl.exp(xo_{nm} - ms_{nm})",
+            f"{ind}{rm} = ms_{nm}",
         ]
     if sfx == ONE_SFX:  # the row resident in one chunk: its count, mean, squared deviations
         return [
@@ -1307,17 +1300,17 @@ def _finish(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "",
             lanes: bool = True) -> list[str]:
     """Lanes -> one value per row, [BLOCK_K, 1]; only builtin reductions (fast everywhere).
 
-    An online sum's lanes share the row's running maximum; ``lanes=False``: they are the
-    splits' partial sums of a combine, each relative to its own maximum."""
+    An online sum's lanes are each relative to their running maximum (``rm_``);
+    ``lanes=False``: they are a combine's partial sums of the splits, each relative to its
+    split's maximum."""
     kind = op_name(r.target)
     dt = tl_dtype(r)
     out, acc, nm = f"v_{r.name}", f"acc_{r.name}", r.name
     if online is not None and online.mode == "var":
         return [f"{ind}{out} = ({acc}{' / R' if kind == 'mean' else ''}).to({dt})"]
-    if online is not None and lanes:  # the lanes' sum brought from the row's maximum
-        rm = f"rm_{nm}"
-        return [f"{ind}{out} = tl.where({rm} == float('-inf'), 0.0, tl.sum({acc}, axis=1)"
-                f"[:, None] * tl.exp({_safe_shift(rm)} - ({shift}))).to({dt})"]
+    if online is not None and lanes:  # each lane's sum brought from its maximum
+        return [f"{ind}{out} = tl.sum({acc} * tl.exp(rm_{nm} - ({shift})), axis=1)"
+                f"[:, None].to({dt})"]
     if online is not None:  # splits, each with its maximum, brought to ``shift``
         lm = f"acc_{online.partner.name}"
         return [f"{ind}{out} = tl.sum(tl.where({lm} == float('-inf'), 0.0, {acc} * "
@@ -1375,7 +1368,9 @@ def _group_policy(an: _Analysis) -> dict[str, int]:
     where a one-pass group holds an argmax or argmin."""
     arg = an.npasses == 1 and any(op_name(r.target) in ("argmax", "argmin") for r in an.reds)
     var = any(an.mode(r) == "var" for r in an.reds)
-    return {**_policy(_lanes(an)), "ARG_TILE": ARG_TILE if arg else 0, "VAR": int(var)}
+    online = any(an.mode(r) == "softmax" for r in an.reds)
+    return {**_policy(_lanes(an)), "ARG_TILE": ARG_TILE if arg else 0, "VAR": int(var),
+            "ONLINE": int(online), "ONLINE_BLOCK_R": ONLINE_BLOCK_R}
 
 
 def _policy(lanes: int = 1) -> dict[str, int]:
