@@ -156,6 +156,23 @@ MASKED_ROW_VECTORS = """
 """
 
 
+INT_ARG = """
+    import torch, torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x, lab):
+            # integer inputs the fp32 lanes hold exactly: an int32 mask (values 0 and 1),
+            # uint8, int8, and an int64 clamped to [0, 9]; ties pick the first index
+            first = (x < 0.1).int().argmax(-1)
+            hit = (x > 0.97).to(torch.uint8).argmax(-1)
+            small = (x * 10).to(torch.int8).amin(-1)
+            return first, hit, small, torch.clamp(lab, 0, 9).amax(-1)
+
+    def get_inputs(): return [torch.rand(64, 300), torch.randint(-5, 20, (64, 300))]
+    def get_init_inputs(): return []
+"""
+
+
 def _interpret(check: str, *args: object) -> str:
     """``check`` run with ``args`` in a fresh interpreter under Triton's interpreter (kernels
     launch under it only when it is on before triton is imported); its stdout."""
@@ -189,6 +206,7 @@ def _generate(write, tmp_path: Path, name: str, source: str):
         # out); c's rows have sizes of their own (other symbols in the capture): a second
         ("paired_rows", PAIRED_ROWS, 2),
         ("masked_row_vectors", MASKED_ROW_VECTORS, 1),
+        ("int_arg", INT_ARG, 2),
     ],
 )
 def test_reduction_judged_correct(write, tmp_path: Path, name: str, source: str,

@@ -279,7 +279,24 @@ def _supported_reduction(n: fx.Node) -> bool:
     dtype = val(n.args[0]).dtype
     if name == "sum" and dtype in (torch.bool, torch.int32, torch.int64):
         return True  # a count: int64 lanes
+    if name in ("argmax", "argmin", "amax", "amin") and not dtype.is_floating_point:
+        return _exact_in_fp32(n.args[0])
     return dtype in (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _exact_in_fp32(x: fx.Node) -> bool:
+    """Integers the row template's fp32 lanes hold exactly (a comparison or a selection
+    then picks as on the integers): every value of a narrow dtype, or values bounded
+    within 2^24 (``value_range``: a mask cast to int32, a clamped label)."""
+    dtype = val(x).dtype
+    if dtype in (torch.bool, torch.uint8, torch.int8, torch.int16):
+        return True
+    if dtype not in (torch.int32, torch.int64):
+        return False
+    from kernelcraft.value_range import ValueRanges  # (it reads node values through plan)
+
+    b = ValueRanges().of(x)
+    return b is not None and -(2**24) <= b[0] and b[1] <= 2**24
 
 
 #: gathers the pointwise template loads directly (``x[idx]``, ``x[:, rows, cols]``)
