@@ -273,22 +273,17 @@ def test_online_pairs_fold_a_pass(write, tmp_path: Path) -> None:
     assert _interpret(ONLINE_CHECK, gen.module_path) == "4 outputs match"
 
 
-ONLINE_CHECK = """
+#: a subprocess check of a generated module (argv[1]): loaded, then (after the inputs and
+#: references) its outputs against float64 references, NaN and infinities where they are
+_LOAD_KERNEL = """
 import importlib.util, sys
 import torch
-spec = importlib.util.spec_from_file_location("online_pairs_kernel", sys.argv[1])
+spec = importlib.util.spec_from_file_location("kernel", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
 torch.manual_seed(0)
-y, z = torch.randn(6, 70000) * 4, torch.randn(3, 5000, 7) + 1000
-y[0, 5] = float("inf")
-y[1] = float("-inf")
-y[2, 7] = float("nan")
-y[4, 30000:] = 1e4
-z[1] = z[1] * 1e-3 + 5e4  # offset 5e4, spread 1e-3: sums of squares would lose every digit
-outs = mod.ModelNew()(y, z)
-refs = (torch.logsumexp(y.double(), -1), torch.std(z.double(), 1),
-        torch.var(y.double(), 1, keepdim=True), torch.softmax(y.double(), 1))
+"""
+_OUTPUTS_MATCH = """
 for o, r in zip(outs, refs, strict=True):
     r = r.float()
     assert torch.equal(torch.isnan(o), torch.isnan(r))
@@ -299,6 +294,18 @@ for o, r in zip(outs, refs, strict=True):
 print(len(outs), "outputs match")
 """
 
+ONLINE_CHECK = _LOAD_KERNEL + """
+y, z = torch.randn(6, 70000) * 4, torch.randn(3, 5000, 7) + 1000
+y[0, 5] = float("inf")
+y[1] = float("-inf")
+y[2, 7] = float("nan")
+y[4, 30000:] = 1e4
+z[1] = z[1] * 1e-3 + 5e4  # offset 5e4, spread 1e-3: sums of squares would lose every digit
+outs = mod.ModelNew()(y, z)
+refs = (torch.logsumexp(y.double(), -1), torch.std(z.double(), 1),
+        torch.var(y.double(), 1, keepdim=True), torch.softmax(y.double(), 1))
+""" + _OUTPUTS_MATCH
+
 
 LOOPED_ONLINE = """
     import torch, torch.nn as nn
@@ -306,8 +313,8 @@ LOOPED_ONLINE = """
 
     class Model(nn.Module):
         def forward(self, y):
-            # rows longer than a chunk, enough of them that R is not split: the row's
-            # running maximum shifts the lanes' sums of exp as the chunks go by
+            # rows longer than a chunk, enough of them that R is not split: each lane's
+            # running maximum shifts its sum of exp as the chunks go by
             target = torch.zeros(y.shape[0], dtype=torch.long, device=y.device)
             return (torch.logsumexp(y, dim=-1), torch.softmax(y, dim=1),
                     F.cross_entropy(y, target))
@@ -328,14 +335,8 @@ def test_online_softmax_over_looped_rows(write, tmp_path: Path) -> None:
     assert _interpret(LOOPED_CHECK, gen.module_path) == "3 outputs match"
 
 
-LOOPED_CHECK = """
-import importlib.util, sys
-import torch
+LOOPED_CHECK = _LOAD_KERNEL + """
 import torch.nn.functional as F
-spec = importlib.util.spec_from_file_location("looped_online_kernel", sys.argv[1])
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-torch.manual_seed(0)
 y = torch.randn(40, 70000) * 4
 y[0, 5] = float("inf")
 y[1] = float("-inf")
@@ -350,15 +351,7 @@ outs = mod.ModelNew()(y)
 yd = y.double()
 target = torch.zeros(40, dtype=torch.long)
 refs = (torch.logsumexp(yd, -1), torch.softmax(yd, 1), F.cross_entropy(yd, target))
-for o, r in zip(outs, refs, strict=True):
-    r = r.float()
-    assert torch.equal(torch.isnan(o), torch.isnan(r))
-    inf = torch.isinf(r)
-    assert torch.equal(o[inf], r[inf])
-    fin = torch.isfinite(r)
-    torch.testing.assert_close(o[fin], r[fin], rtol=2e-5, atol=1e-6)
-print(len(outs), "outputs match")
-"""
+""" + _OUTPUTS_MATCH
 
 
 #: a subprocess prologue: the problem (argv[1]) and its generated module (argv[2]) loaded,
