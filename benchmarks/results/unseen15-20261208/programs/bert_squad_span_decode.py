@@ -1,4 +1,5 @@
-"""BERT extractive QA head: start/end logits over context tokens, span loss, best span under a length limit."""
+"""BERT extractive QA head: start/end logits over context tokens, span loss, best span under a
+length limit."""
 
 import torch
 import torch.nn as nn
@@ -13,7 +14,7 @@ class Model(nn.Module):
 
     def forward(self, sequence_output, token_type_ids, attention_mask, start_positions,
                 end_positions):
-        b, l, _ = sequence_output.shape
+        b, seq, _ = sequence_output.shape
         logits = self.qa_outputs(sequence_output)
         start_logits, end_logits = logits.split(1, dim=-1)
         start_logits = start_logits.squeeze(-1)
@@ -27,14 +28,14 @@ class Model(nn.Module):
         start_lp = F.log_softmax(start_logits, dim=-1)
         end_lp = F.log_softmax(end_logits, dim=-1)
         scores = start_lp[:, :, None] + end_lp[:, None, :]  # [B, L_start, L_end]
-        idx = torch.arange(l, device=scores.device)
+        idx = torch.arange(seq, device=scores.device)
         length = idx[None, :] - idx[:, None]
         valid = (length >= 0) & (length < self.max_answer_len)
         scores = scores.masked_fill(~valid, float("-inf"))
-        flat = scores.view(b, l * l)
+        flat = scores.view(b, seq * seq)
         best = flat.argmax(dim=-1)
-        start_idx = torch.div(best, l, rounding_mode="floor")
-        end_idx = best % l
+        start_idx = torch.div(best, seq, rounding_mode="floor")
+        end_idx = best % seq
         span_prob = flat.gather(1, best[:, None]).squeeze(1).exp()
         return start_idx, end_idx, span_prob, loss
 

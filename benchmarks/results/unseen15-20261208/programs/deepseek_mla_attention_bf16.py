@@ -1,4 +1,5 @@
-"""DeepSeek-V2 multi-head latent attention (prefill, bf16): low-rank Q/KV with RMSNorm, decoupled RoPE."""
+"""DeepSeek-V2 multi-head latent attention (prefill, bf16): low-rank Q/KV with RMSNorm, decoupled
+RoPE."""
 
 import torch
 import torch.nn as nn

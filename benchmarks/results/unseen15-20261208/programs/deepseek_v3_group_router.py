@@ -1,4 +1,5 @@
-"""DeepSeek-V3 MoE gate: sigmoid scores, bias-corrected group-limited top-k routing, expert loads."""
+"""DeepSeek-V3 MoE gate: sigmoid scores, bias-corrected group-limited top-k routing, expert
+loads."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,5 @@
-"""DynamicConv decoder block (Wu et al. 2019): GLU input, per-step softmax kernels over a causal window."""
+"""DynamicConv decoder block (Wu et al. 2019): GLU input, per-step softmax kernels over a causal
+window."""
 
 import torch
 import torch.nn as nn

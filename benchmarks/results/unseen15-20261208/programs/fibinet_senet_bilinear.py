@@ -1,4 +1,5 @@
-"""FiBiNET CTR model: field embeddings, SENET field reweighting, field-each bilinear pair interactions, DNN."""
+"""FiBiNET CTR model: field embeddings, SENET field reweighting, field-each bilinear pair
+interactions, DNN."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,5 @@
-"""HDRNet full-resolution stream: learned guidance curve, trilinear bilateral-grid slicing, per-pixel affine."""
+"""HDRNet full-resolution stream: learned guidance curve, trilinear bilateral-grid slicing, per-
+pixel affine."""
 
 import torch
 import torch.nn as nn

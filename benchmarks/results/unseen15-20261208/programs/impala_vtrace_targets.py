@@ -1,4 +1,5 @@
-"""IMPALA V-trace: clipped importance weights, reverse-time recursion for v_s, policy-gradient advantages, losses."""
+"""IMPALA V-trace: clipped importance weights, reverse-time recursion for v_s, policy-gradient
+advantages, losses."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,5 @@
-"""Informer encoder layer: ProbSparse self-attention (sampled query sparsity, top-u queries) and distilling conv."""
+"""Informer encoder layer: ProbSparse self-attention (sampled query sparsity, top-u queries) and
+distilling conv."""
 
 import math
 
@@ -33,28 +34,28 @@ class Model(nn.Module):
                                                            generator=gen))
 
     def prob_attention(self, q, k, v):
-        b, h, l, d = q.shape
-        n_top = min(self.factor * math.ceil(math.log(l)), l)
+        b, h, seq, d = q.shape
+        n_top = min(self.factor * math.ceil(math.log(seq)), seq)
         # sparsity measure from sampled keys: max - mean of q.k over the sample
         k_sample = k[:, :, self.index_sample, :]  # [B, H, L, U, D]
         qk_sample = (q.unsqueeze(-2) @ k_sample.transpose(-2, -1)).squeeze(-2)
-        sparsity = qk_sample.max(dim=-1).values - qk_sample.sum(dim=-1) / l
+        sparsity = qk_sample.max(dim=-1).values - qk_sample.sum(dim=-1) / seq
         top = sparsity.topk(n_top, dim=-1, sorted=False).indices  # [B, H, u]
         q_top = q.gather(2, top.unsqueeze(-1).expand(-1, -1, -1, d))
         scores = (q_top @ k.transpose(-2, -1)) / math.sqrt(d)
         attn = torch.softmax(scores, dim=-1)
         # lazy queries get the mean of V; active queries are scattered in
-        context = v.mean(dim=2, keepdim=True).expand(b, h, l, d).clone()
+        context = v.mean(dim=2, keepdim=True).expand(b, h, seq, d).clone()
         context.scatter_(2, top.unsqueeze(-1).expand(-1, -1, -1, d), attn @ v)
         return context
 
     def forward(self, x):
-        b, l, dm = x.shape
+        b, seq, dm = x.shape
         h = self.heads
-        q = self.q_proj(x).view(b, l, h, -1).transpose(1, 2)
-        k = self.k_proj(x).view(b, l, h, -1).transpose(1, 2)
-        v = self.v_proj(x).view(b, l, h, -1).transpose(1, 2)
-        ctx = self.prob_attention(q, k, v).transpose(1, 2).reshape(b, l, dm)
+        q = self.q_proj(x).view(b, seq, h, -1).transpose(1, 2)
+        k = self.k_proj(x).view(b, seq, h, -1).transpose(1, 2)
+        v = self.v_proj(x).view(b, seq, h, -1).transpose(1, 2)
+        ctx = self.prob_attention(q, k, v).transpose(1, 2).reshape(b, seq, dm)
         x = self.norm1(x + self.out_proj(ctx))
         y = self.ff2(F.gelu(self.ff1(x.transpose(1, 2)))).transpose(1, 2)
         x = self.norm2(x + y)

@@ -1,4 +1,5 @@
-"""Lattice Boltzmann D2Q9 BGK flow past a cylinder: moments, equilibrium, collision, streaming, bounce-back."""
+"""Lattice Boltzmann D2Q9 BGK flow past a cylinder: moments, equilibrium, collision, streaming,
+bounce-back."""
 
 import torch
 import torch.nn as nn

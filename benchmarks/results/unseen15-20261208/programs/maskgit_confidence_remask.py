@@ -1,4 +1,5 @@
-"""MaskGIT parallel decoding step: Gumbel-max sampling, cosine mask schedule, re-mask the least confident tokens."""
+"""MaskGIT parallel decoding step: Gumbel-max sampling, cosine mask schedule, re-mask the least
+confident tokens."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""vLLM-style paged attention for one decode step: fp16 KV blocks gathered through a block table, GQA."""
+"""vLLM-style paged attention for one decode step: fp16 KV blocks gathered through a block table,
+GQA."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,5 @@
-"""RAFT all-pairs correlation volume, 4-level average-pooled pyramid and radius-4 bilinear lookup."""
+"""RAFT all-pairs correlation volume, 4-level average-pooled pyramid and radius-4 bilinear
+lookup."""
 
 import math
 

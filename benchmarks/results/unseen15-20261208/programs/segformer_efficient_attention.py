@@ -1,4 +1,5 @@
-"""SegFormer (MiT) encoder block: spatial-reduction self-attention and Mix-FFN over a feature map."""
+"""SegFormer (MiT) encoder block: spatial-reduction self-attention and Mix-FFN over a feature
+map."""
 
 import torch
 import torch.nn as nn

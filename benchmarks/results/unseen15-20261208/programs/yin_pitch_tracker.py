@@ -1,4 +1,5 @@
-"""YIN pitch tracking: framed audio, FFT autocorrelation difference function, cumulative-mean normalisation,
+"""YIN pitch tracking: framed audio, FFT autocorrelation difference function, cumulative-mean
+normalisation,
 first trough under a threshold, parabolic interpolation."""
 
 import torch
