@@ -148,13 +148,14 @@ def baked_dims(problem: Problem, cap: Captured) -> Guard:
     Empty when nothing is baked, when no input dim is constant or bounded, or when no size
     can move without changing the constructor's arguments (another model, another capture).
     """
-    if not _fixed_dims(cap):  # nothing to probe (most programs): no second capture
+    consts = _fixed_dims(cap)
+    if not consts:  # nothing to probe (most programs): no second capture
         return ()
     free = init_free_sizes(problem)
     # several sizes: a literal derived by a step function (``int(W // 2 * 0.5)`` modes
     # kept) can stay put for one of them
     others = islice(perturbations(problem, free), BAKED_PROBES) if free else iter(())
-    return next((moved for other in others if (moved := _baked_at(cap, other))), ())
+    return next((moved for other in others if (moved := _baked_at(cap, consts, other))), ())
 
 
 def structural_sizes(problem: Problem, keys: list[str]) -> list[str]:
@@ -171,10 +172,11 @@ def structural_sizes(problem: Problem, keys: list[str]) -> list[str]:
         cap = capture_at(problem)
     except Exception:  # noqa: BLE001 - any program the capture cannot take
         return []
-    if not _fixed_dims(cap):
+    consts = _fixed_dims(cap)
+    if not consts:
         return []
-    return [k for k in keys
-            if any(_baked_at(cap, other) for other in islice(perturbations(problem, [k]), 1))]
+    return [k for k in keys if any(_baked_at(cap, consts, other)
+                                   for other in islice(perturbations(problem, [k]), 1))]
 
 
 def _fixed_dims(cap: Captured) -> dict[tuple[int, int], int]:
@@ -183,12 +185,10 @@ def _fixed_dims(cap: Captured) -> dict[tuple[int, int], int]:
     return {**{k: v for k, v in constant_dims(cap).items() if v > 1}, **bounded_dims(cap)}
 
 
-def _baked_at(cap: Captured, other: Problem) -> Guard:
-    """The constant dims of ``cap`` that ``other``'s sizes move while the graph captured
-    there differs in its ops or literals (all moved ones if it cannot be captured)."""
-    consts = _fixed_dims(cap)
-    if not consts:
-        return ()
+def _baked_at(cap: Captured, consts: dict[tuple[int, int], int], other: Problem) -> Guard:
+    """The dims of ``consts`` (``cap``'s fixed dims) that ``other``'s sizes move while the
+    graph captured there differs in its ops or literals (all moved ones if it cannot be
+    captured)."""
     with torch.device("meta"):
         ins = other.template_inputs(0)
     moved = tuple(sorted((i, d, s) for (i, d), s in consts.items()

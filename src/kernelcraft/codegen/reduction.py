@@ -756,7 +756,14 @@ class _Gen:
                 else:
                     lines.append(f"{ind}for r0{sfx} in range(0, R, BLOCK_R):")
                 lines += self._chunk_index(sfx, f"r0{sfx}", inner)
-            for a in self._pass_inputs(p, nodes):
+            ins: list[fx.Node] = []
+            for n in nodes:
+                if n in self.gathers:
+                    continue  # its source and indices are read through its own views
+                ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
+            ins += [an.source(r) for r in reds
+                    if an.source(r) in self.in_name and an.source(r) not in ins]
+            for a in ins:
                 op = self.op_of[(a, "full")]
                 if op.name in loaded:
                     continue
@@ -774,9 +781,8 @@ class _Gen:
                 else:
                     lines.append(f"{inner}{v} = {self._lower(n, 'full', vals, sfx)}")
                 vals[n] = v
-            # an online sum first (it kept its own running maximum; the order is free)
             done: set[fx.Node] = set()
-            for r in sorted(reds, key=lambda r: an.mode(r) != "softmax"):
+            for r in reds:  # (an online sum keeps its own running maxima: any order)
                 if one and an.mode(r) == "softmax":
                     continue  # resident: the maximum first, then one exp per element
                 xv = self._full_value(an.source(r), vals, sfx)
@@ -819,19 +825,6 @@ class _Gen:
                     self.red_val[r] = f"v_{r.name}"
             lines += self._reduced_after(p, tail)
         return lines
-
-    def _pass_inputs(self, p: int, nodes: list[fx.Node]) -> list[fx.Node]:
-        """The inputs pass ``p`` loads in full context for ``nodes`` and its reductions."""
-        ins: list[fx.Node] = []
-        for n in nodes:
-            if n in self.gathers:
-                continue  # its source and indices are read through its own views
-            ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
-        for r in self.an.reds:
-            if self.an.ready[r] == p and self.an.source(r) in self.in_name:
-                if self.an.source(r) not in ins:
-                    ins.append(self.an.source(r))
-        return ins
 
     def _index_value(self, nm: str, at: str, tag: str, mask: str, ind: str) -> list[str]:
         """``giv_{tag} = `` index view ``nm``'s values at offsets ``at`` (in the index
