@@ -1304,3 +1304,17 @@ def test_kc_const_moves_a_copy_and_follows_a_replaced_attribute():
     assert _kc_const(m, "h0", torch.device("cpu")) is m.h0  # already there: no copy
     m.h0 = torch.randn(4)
     assert _kc_const(m, "h0", meta).shape == (4,)  # a replaced attribute is moved again
+
+
+def test_a_piece_index_comes_from_the_column_or_the_row_where_it_can():
+    """A cat's or padding's index on its dim: the tile's column where the dim is the
+    coalesced innermost extent, one division per tile row where it lies outside it, the
+    linear index (per element) only where the innermost extent merges it with others."""
+    from kernelcraft.codegen.runtime import _kc_piece_modes
+
+    shape = (2, 3, 5, 4)
+    assert _kc_piece_modes(shape, [3], 4) == [1]
+    assert _kc_piece_modes(shape, [1, 2], 4) == [2, 2]
+    assert _kc_piece_modes(shape, [3], 20) == [0]  # dims 2 and 3 coalesced
+    assert _kc_piece_modes(shape, [2], 20) == [0]
+    assert _kc_piece_modes(shape, [1], 20) == [2]

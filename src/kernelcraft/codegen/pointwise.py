@@ -181,6 +181,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     # embedding's token ids) is loaded once per tile row, one along the rows once per column
     ld_views = in_names + [x for x in gi_names if x not in vgi]
     params += [f"{nm}_{x}: tl.constexpr" for nm in pos_views + ld_views for x in "RC"]
+    params += [f"pc{i}_M{j}: tl.constexpr" for i, n in enumerate(pieces)
+               for j in range(len(_piece_dims(n)))]
     params += ["NDIM: tl.constexpr", "IDX64: tl.constexpr", "FASTDIV: tl.constexpr",
                "XBLOCK: tl.constexpr", "YBLOCK: tl.constexpr"]
     L = R - 1  # the innermost dim: the tile's columns; the dims outside it: its rows
@@ -284,6 +286,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     shapes = [n + ".shape" for n in in_names if n not in narrow]
     shapes += [arg[t] + ".shape" for t in velem]
     pextra: list[str] = []
+    pmodes: list[str] = []  # per piece: its dims' index modes
     for i, n in enumerate(pieces):
         w += _piece_wrapper(n, i, [pc_arg[t] for t in piece_src[i]])
         shapes.append(f"pshape{i}")
@@ -318,6 +321,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
             pviews.append(f"torch.empty_strided({domain_arg}, _kc_piece_strides("
                           f"{pc_arg[t]}, pshape{i}, {domain_arg}), device='meta')")
         pextra.append(f"*_kc_piece_dims({domain_arg}, {_piece_dims(pieces[i])!r}), *pc{i}")
+        pmodes.append(f"*_kc_piece_modes({domain_arg}, {_piece_dims(pieces[i])!r}, sizes[-1])")
     sextra: list[str] = []
     if scatter is not None:  # the target over the domain, then its index views
         view, lines, raw = gather_view_lines(len(gathers), scatter, sarg, domain_arg, canon)
@@ -360,6 +364,13 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     w.append("    ints = [numel, *sizes, *[v for s in sizes for v in _kc_magic(s)], "
              f"*[s for st in strides for s in st]"
              f"{''.join(', ' + e for e in gextra + sextra + pextra)}]")
+    if pmodes:
+        w.append(f"    pm = [{', '.join(pmodes)}]")
+        at = 0
+        for i, n in enumerate(pieces):
+            for j in range(len(_piece_dims(n))):
+                flags += f", pc{i}_M{j}=pm[{at}]"
+                at += 1
     w.append(f"    return {domain_arg}, grid, ints, dict(NDIM=ndim, IDX64=far, FASTDIV=fast, "
              f"XBLOCK=xb, YBLOCK=yb, num_warps=warps{flags})")
     ptrs = in_names + src_names + [gi_raw[x] for x in gi_views if x not in vgi] + pc_ptrs
@@ -399,6 +410,8 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     # representative flags: a computed view along the columns
     pos_flags = {f"{nm}_{x}": x == "C" for nm in pos_views for x in "RC"}
     pos_flags.update({f"{nm}_{x}": True for nm in ld_views for x in "RC"})  # whole tiles
+    pos_flags.update({f"pc{i}_M{j}": 0 for i, n in enumerate(pieces)  # the general index
+                      for j in range(len(_piece_dims(n)))})
     base = [scatter.args[0]] if base_new else []
     return KernelSource(kname, wname, source, "\n".join(w),
                         tensors + index_only + sources + piece_args + scalars + base, list(outs),
@@ -594,7 +607,13 @@ def _piece_lines(n: fx.Node, i: int, nsrc: int, rank: int) -> list[str]:
     dims = _piece_dims(n)
     cdt = compute_dtype(n)
     out = var(n)
-    lines = [f"    pc{i}_ix{j} = (lin // pc{i}_in{j}) % pc{i}_n{j}" for j in range(len(dims))]
+    lines = []
+    for j in range(len(dims)):  # the index on the piece dim (mode: _kc_piece_modes)
+        ix, sz = f"pc{i}_ix{j}", f"size{rank - 1}"
+        lines += [f"    if pc{i}_M{j} == 1:", f"        {ix} = col",
+                  f"    elif pc{i}_M{j} == 2:",
+                  f"        {ix} = (row // (pc{i}_in{j} // {sz})) % pc{i}_n{j}",
+                  "    else:", f"        {ix} = (lin // pc{i}_in{j}) % pc{i}_n{j}"]
     if op_name(n.target) == "cat":
         fill = "0.0" if val(n).dtype.is_floating_point else "0"
     else:

@@ -214,6 +214,19 @@ def _kc_piece_dims(shape, dims):
     return [_kc_prod(shape[d + 1:]) for d in dims] + [shape[d] for d in dims]
 
 
+def _kc_piece_modes(shape, dims, inner):
+    """How a kernel finds its index on each of ``dims`` (a cat's or a padding's) with the
+    domain coalesced to an innermost extent ``inner``: 1 the column itself (the dim is
+    innermost and stands alone), 2 from the row (the dim lies outside the innermost
+    extent: one division per tile row), 0 from the linear index (per element)."""
+    out = []
+    for d in dims:
+        within = _kc_prod(shape[d + 1:])
+        out.append(1 if within == 1 and shape[d] == inner else
+                   2 if inner and within % inner == 0 else 0)
+    return out
+
+
 def _kc_magic(d):
     """(m, s) with n // d == (n * m) >> (32 + s - 16) for every 0 <= n < 2**31 (kernels
     divide by runtime sizes through ``_kc_udiv``): with l = ceil(log2 d),
