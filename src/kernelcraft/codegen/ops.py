@@ -421,6 +421,18 @@ def _kc_logaddexp(a, b):
 
 
 @triton.jit
+def _kc_max_nan(a, b):
+    # combine function of amax (tl.reduce): one max.NaN instruction where the GPU has it;
+    # torch.amax propagates NaN, tl.max does not
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
+def _kc_min_nan(a, b):
+    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
 def _kc_mul(a, b):
     # combine function of product reductions (tl.reduce)
     return a * b

@@ -1166,11 +1166,12 @@ def _accumulate(r: fx.Node, x: str, sfx: str, ind: str,
     if kind == "prod":
         return [f"{ind}acc_{r.name} = acc_{r.name} * tl.where({m}, {x}, 1.0)"]
     if kind in ("amax", "amin"):
-        # lane-wise max/min that keeps a NaN once seen (torch.amax propagates NaN)
-        cmp = ">" if kind == "amax" else "<"
+        # lane-wise max/min that keeps a NaN once seen (torch.amax propagates NaN): a
+        # select and one NaN-propagating maximum per element
+        fn, pad = ("maximum", "float('-inf')") if kind == "amax" else ("minimum", "float('inf')")
         acc = f"acc_{r.name}"
-        return [f"{ind}{acc} = tl.where({m} & ~(({acc} {cmp} {x}) | ({acc} != {acc})), "
-                f"{x}, {acc})"]
+        return [f"{ind}{acc} = tl.{fn}({acc}, tl.where({m}, {x}, {pad}), "
+                "propagate_nan=tl.PropagateNan.ALL)"]
     # arg reductions: a lane's later elements have larger indices, so only a strictly
     # better value (or a first NaN) replaces the lane's candidate: first index wins
     cmp = ">" if kind == "argmax" else "<"
@@ -1314,13 +1315,9 @@ def _finish(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "",
         return [f"{ind}{out} = (tl.sum({acc}, axis=1)[:, None] / R).to({dt})"]
     if kind == "prod":  # no builtin: a reduction tree over the combine function
         return [f"{ind}{out} = tl.reduce({acc}, 1, _kc_mul)[:, None].to({dt})"]
-    if kind in ("amax", "amin"):
-        fn = "tl.max" if kind == "amax" else "tl.min"
-        return [
-            f"{ind}nan_{nm} = tl.max(({acc} != {acc}).to(tl.int32), axis=1)[:, None] > 0",
-            f"{ind}{out} = tl.where(nan_{nm}, float('nan'), {fn}({acc}, axis=1)[:, None])"
-            f".to({dt})",
-        ]
+    if kind in ("amax", "amin"):  # one reduction tree that keeps NaN
+        fn = "_kc_max_nan" if kind == "amax" else "_kc_min_nan"
+        return [f"{ind}{out} = tl.reduce({acc}, 1, {fn})[:, None].to({dt})"]
     # arg reductions: the best value (NaN above all), then the smallest index holding it
     v, i = f"accv_{nm}", f"acci_{nm}"
     fn = "tl.max" if kind == "argmax" else "tl.min"
