@@ -350,7 +350,8 @@ def emit_pool(g: Group, target: Any = None) -> KernelSource:
         env[unsq] = env[unsq.args[0]]
     body.append(f"{indent}v = {env[x]}.to(tl.float32)")
     if spec.kind == "max":
-        body.append(f"{indent}acc = tl.where({ok} & ((v > acc) | (v != v)), v, acc)")
+        body.append(f"{indent}acc = tl.maximum(acc, tl.where({ok}, v, float('-inf')), "
+                    "propagate_nan=tl.PropagateNan.ALL)")  # a NaN in the window wins
     else:
         body.append(f"{indent}acc += tl.where({ok}, v, 0.0)")
     if spec.kind == "avg":
