@@ -279,6 +279,8 @@ def _supported_reduction(n: fx.Node) -> bool:
     dtype = val(n.args[0]).dtype
     if name == "sum" and dtype in (torch.bool, torch.int32, torch.int64):
         return True  # a count: int64 lanes
+    if name in ("amax", "amin") and not dtype.is_floating_point and dtype != torch.uint64:
+        return True  # int64 lanes
     if name in ("argmax", "argmin", "amax", "amin") and not dtype.is_floating_point:
         return _exact_in_fp32(n.args[0])
     return dtype in (torch.float32, torch.float16, torch.bfloat16)
@@ -348,7 +350,7 @@ def gather_indices(n: fx.Node) -> list[fx.Node]:
 
 
 #: what the template adds atomically (fp32 atomics exist on every target)
-_SCATTER_DTYPES = (torch.float32,)
+_SCATTER_DTYPES = (torch.float32, torch.int32, torch.int64)  # (integers: exact atomics)
 
 
 def in_place_index(n: fx.Node) -> bool:
@@ -1357,13 +1359,14 @@ def _extern_reason(n: fx.Node) -> str:
     if name == "index_put":
         if not _accumulates(n):
             return "index_put: a plain assignment (among duplicate indices one write wins)"
-        return ("index_put: the scatter template adds float32 values by integer index tensors "
-                "on adjacent dims")
+        return ("index_put: the scatter template adds float32, int32 or int64 values by "
+                "integer index tensors on adjacent dims")
     if name == "scatter_add":
-        return "scatter_add: the scatter template adds float32 values by an integer index"
+        return ("scatter_add: the scatter template adds float32, int32 or int64 values by an "
+                "integer index")
     if name == "scatter_reduce":
-        return ("scatter_reduce: the scatter template takes a sum, amax or amin of float32 "
-                "values (a product or a mean has no atomic)")
+        return ("scatter_reduce: the scatter template takes a sum, amax or amin of float32, "
+                "int32 or int64 values (a product or a mean has no atomic)")
     if name == "scatter":
         return "scatter: a plain scatter of a tensor (among duplicate indices one write wins)"
     if name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):

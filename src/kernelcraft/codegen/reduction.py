@@ -624,7 +624,7 @@ class _Gen:
             elif self.an.mode(r) == "var":
                 body += _merge_var_partials(nm, "    ")
             else:
-                other = "0" if _int_sum(r) else REDUCTIONS[kind]
+                other = _identity(r)
                 body.append(f"    acc_{nm} = tl.load({where}, mask=smask, other={other})")
             body += self._finish(r, "    ", lanes=False)
             self.red_val[r] = f"v_{nm}"
@@ -1080,7 +1080,7 @@ class _Gen:
         """Wrapper expressions of the [K, split] partials, in the kernels' parameter order."""
         ws: list[str] = []
         for r in self.an.reds:
-            wdt = "torch.int64" if _int_sum(r) else "torch.float32"
+            wdt = "torch.int64" if _int_lanes(r) else "torch.float32"
             ws += [f"torch.empty((K, split), device=dev, dtype={wdt})"
                    for _ in _ws_suffixes(r, self.an)]
             if op_name(r.target) in ("argmax", "argmin"):
@@ -1138,19 +1138,35 @@ def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
         return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
                 "tl.float32)",
                 f"{ind}acci_{r.name} = tl.full([BLOCK_K, BLOCK_R], -1, tl.int64)"]
-    if _int_sum(r):
-        return [f"{ind}acc_{r.name} = tl.full([BLOCK_K, BLOCK_R], 0, tl.int64)"]
-    return [f"{ind}acc_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, tl.float32)"]
+    return [f"{ind}acc_{r.name} = tl.full([BLOCK_K, BLOCK_R], {_identity(r)}, "
+            f"{_acc_dtype(r)})"]
 
 
-def _int_sum(r: fx.Node) -> bool:
-    """A sum of integers or booleans (a count): exact in int64 lanes, not fp32."""
-    return (op_name(r.target) == "sum"
+#: an int64 lane's identity for amax and amin
+_INT64_LIMITS = {"amax": str(-2**63), "amin": str(2**63 - 1)}
+
+
+def _int_lanes(r: fx.Node) -> bool:
+    """A sum (a count), amax or amin of integers or booleans: exact in int64 lanes, not
+    fp32 (a histogram's cumulative counts, a hash's minimum)."""
+    return (op_name(r.target) in ("sum", "amax", "amin")
             and not val(r.args[0]).dtype.is_floating_point)
 
 
+def _int_sum(r: fx.Node) -> bool:
+    return _int_lanes(r) and op_name(r.target) == "sum"
+
+
 def _acc_dtype(r: fx.Node) -> str:
-    return "tl.int64" if _int_sum(r) else "tl.float32"
+    return "tl.int64" if _int_lanes(r) else "tl.float32"
+
+
+def _identity(r: fx.Node) -> str:
+    """What an empty lane holds: the reduction's identity in its lanes' dtype."""
+    kind = op_name(r.target)
+    if _int_lanes(r):
+        return _INT64_LIMITS.get(kind, "0")
+    return REDUCTIONS[kind]
 
 
 def _accumulate(r: fx.Node, x: str, sfx: str, ind: str,
@@ -1168,9 +1184,9 @@ def _accumulate(r: fx.Node, x: str, sfx: str, ind: str,
     if kind in ("amax", "amin"):
         # lane-wise max/min that keeps a NaN once seen (torch.amax propagates NaN): a
         # select and one NaN-propagating maximum per element
-        fn, pad = ("maximum", "float('-inf')") if kind == "amax" else ("minimum", "float('inf')")
+        fn = "maximum" if kind == "amax" else "minimum"
         acc = f"acc_{r.name}"
-        return [f"{ind}{acc} = tl.{fn}({acc}, tl.where({m}, {x}, {pad}), "
+        return [f"{ind}{acc} = tl.{fn}({acc}, tl.where({m}, {x}, {_identity(r)}), "
                 "propagate_nan=tl.PropagateNan.ALL)"]
     # arg reductions: a lane's later elements have larger indices, so only a strictly
     # better value (or a first NaN) replaces the lane's candidate: first index wins
