@@ -25,7 +25,9 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     for path in args.problems:
         problem = load_problem(path)
-        model = problem.make_model(problem.init_inputs()).cuda().eval()
+        # the mode the judge times (a new module's: training, as KernelBench's problems run;
+        # eval mode would compile batch norm to a pointwise kernel)
+        model = problem.make_model(problem.init_inputs()).cuda()
         inputs = problem.sample_inputs(0, device="cuda")
         with torch.no_grad():
             _, code = run_and_get_code(torch.compile(model), *inputs)
