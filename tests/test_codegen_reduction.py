@@ -670,3 +670,27 @@ def test_integer_extremes_are_exact_in_int64_lanes(write, tmp_path: Path) -> Non
     assert not gen.extern_reasons, gen.extern_reasons
     assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
     assert "-9223372036854775808" in gen.module_path.read_text()
+
+
+HALF_ROW_MATH = """
+    import torch, torch.nn as nn
+    import torch.nn.functional as F
+
+    class Model(nn.Module):
+        def forward(self, x, y):
+            # a 16-bit row norm's sqrt, a bf16 row maximum's exp: math on per-row values
+            return F.normalize(x, dim=-1), torch.exp(y - y.amax(1, keepdim=True).sqrt())
+
+    def get_inputs():
+        return [torch.randn(64, 300).half(), (torch.rand(32, 200) * 4).bfloat16()]
+    def get_init_inputs(): return []
+"""
+
+
+def test_half_row_values_compute_in_fp32(write, tmp_path: Path) -> None:
+    """A 16-bit reduction's value is rounded to its dtype, then computes on in fp32 (Triton's
+    math functions take fp32 only: a fp16 sqrt failed to compile)."""
+    gen, kinds = _generate(write, tmp_path, "half_row_math", HALF_ROW_MATH)
+    assert kinds == ["reduction", "reduction"], gen.extern_reasons
+    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    assert ".to(tl.float16).to(tl.float32)" in gen.module_path.read_text()

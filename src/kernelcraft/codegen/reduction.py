@@ -1308,6 +1308,19 @@ def _partial(r: fx.Node, ind: str, online: _Pair | None = None,
 
 def _finish(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "",
             lanes: bool = True) -> list[str]:
+    """Lanes -> one value per row, [BLOCK_K, 1], rounded to the reduction's dtype; a 16-bit
+    float's then computes on in fp32, as the full-context values do (``tl.sqrt`` and the
+    other math functions take fp32 only)."""
+    dt = tl_dtype(r)
+    lines = _finish_lanes(r, ind, online, shift, lanes)
+    if dt not in ("tl.float16", "tl.bfloat16"):
+        return lines
+    end = f".to({dt})"
+    return [ln + ".to(tl.float32)" if ln.endswith(end) else ln for ln in lines]
+
+
+def _finish_lanes(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "",
+                  lanes: bool = True) -> list[str]:
     """Lanes -> one value per row, [BLOCK_K, 1]; only builtin reductions (fast everywhere).
 
     An online sum's lanes are each relative to their running maximum (``rm_``);
