@@ -1137,11 +1137,14 @@ def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
     if kind in ("argmax", "argmin"):
         return [f"{ind}accv_{r.name} = tl.full([BLOCK_K, BLOCK_R], {REDUCTIONS[kind]}, "
                 "tl.float32)",
-                f"{ind}acci_{r.name} = tl.full([BLOCK_K, BLOCK_R], -1, tl.int64)"]
+                f"{ind}acci_{r.name} = tl.full([BLOCK_K, BLOCK_R], -1, tl.int32)"]
     return [f"{ind}acc_{r.name} = tl.full([BLOCK_K, BLOCK_R], {_identity(r)}, "
             f"{_acc_dtype(r)})"]
 
 
+#: an arg reduction's index lanes are int32 (a row's index: R < 2**31 - 1), half the
+#: registers and integer work of int64; this marks a row's lanes holding no candidate
+_NO_INDEX = str(2**31 - 1)
 #: an int64 lane's identity for amax and amin
 _INT64_LIMITS = {"amax": str(-2**63), "amin": str(2**63 - 1)}
 
@@ -1197,7 +1200,7 @@ def _accumulate(r: fx.Node, x: str, sfx: str, ind: str,
         f"{ind}upd_{nm} = {m} & ((xv_{nm} {cmp} {v}) | ((xv_{nm} != xv_{nm}) & ({v} == {v}))"
         f" | ({i} < 0))",
         f"{ind}{v} = tl.where(upd_{nm}, xv_{nm}, {v})",
-        f"{ind}{i} = tl.where(upd_{nm}, cols{sfx}.to(tl.int64), {i})",
+        f"{ind}{i} = tl.where(upd_{nm}, cols{sfx}.to(tl.int32), {i})",
     ]
 
 
@@ -1298,7 +1301,7 @@ def _partial(r: fx.Node, ind: str, online: _Pair | None = None,
     lines = [ln.replace(f".to({tl_dtype(r)})", "") for ln in _finish(r, ind)]
     if kind in ("amax", "amin"):
         return lines + [f"{ind}tl.store(ws_{nm} + {where}, v_{nm}, mask=rmask)"]
-    big = "4611686018427387904"
+    big = _NO_INDEX
     return lines + [
         f"{ind}tl.store(ws_{nm} + {where}, tl.where(nan_{nm}, float('nan'), best_{nm}), "
         "mask=rmask)",
@@ -1358,7 +1361,7 @@ def _finish_lanes(r: fx.Node, ind: str, online: _Pair | None = None, shift: str 
         f"{ind}best_{nm} = {fn}(tl.where(valid_{nm} & ~isnan_{nm}, {v}, {worst}), axis=1)"
         "[:, None]",
         f"{ind}hit_{nm} = tl.where(nan_{nm}, isnan_{nm}, valid_{nm} & ({v} == best_{nm}))",
-        f"{ind}{out} = tl.min(tl.where(hit_{nm}, {i}, 4611686018427387904), axis=1)[:, None]"
+        f"{ind}{out} = tl.min(tl.where(hit_{nm}, {i}, {_NO_INDEX}), axis=1)[:, None]"
         f".to({dt})",
     ]
 
