@@ -281,7 +281,7 @@ def _supported_reduction(n: fx.Node) -> bool:
         return True  # a count: int64 lanes
     if name in ("amax", "amin") and not dtype.is_floating_point and dtype != torch.uint64:
         return True  # int64 lanes
-    if name in ("argmax", "argmin", "amax", "amin") and not dtype.is_floating_point:
+    if name in ("argmax", "argmin") and not dtype.is_floating_point:
         return _exact_in_fp32(n.args[0])
     return dtype in (torch.float32, torch.float16, torch.bfloat16)
 

@@ -181,8 +181,9 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     # embedding's token ids) is loaded once per tile row, one along the rows once per column
     ld_views = in_names + [x for x in gi_names if x not in vgi]
     params += [f"{nm}_{x}: tl.constexpr" for nm in pos_views + ld_views for x in "RC"]
-    params += [f"pc{i}_M{j}: tl.constexpr" for i, n in enumerate(pieces)
-               for j in range(len(_piece_dims(n)))]
+    # per piece dim: how the kernel finds its index there (launch flag, _kc_piece_modes)
+    pm_names = [f"pc{i}_M{j}" for i, n in enumerate(pieces) for j in range(len(_piece_dims(n)))]
+    params += [f"{nm}: tl.constexpr" for nm in pm_names]
     params += ["NDIM: tl.constexpr", "IDX64: tl.constexpr", "FASTDIV: tl.constexpr",
                "XBLOCK: tl.constexpr", "YBLOCK: tl.constexpr"]
     L = R - 1  # the innermost dim: the tile's columns; the dims outside it: its rows
@@ -366,11 +367,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
              f"{''.join(', ' + e for e in gextra + sextra + pextra)}]")
     if pmodes:
         w.append(f"    pm = [{', '.join(pmodes)}]")
-        at = 0
-        for i, n in enumerate(pieces):
-            for j in range(len(_piece_dims(n))):
-                flags += f", pc{i}_M{j}=pm[{at}]"
-                at += 1
+        flags += "".join(f", {nm}=pm[{k}]" for k, nm in enumerate(pm_names))
     w.append(f"    return {domain_arg}, grid, ints, dict(NDIM=ndim, IDX64=far, FASTDIV=fast, "
              f"XBLOCK=xb, YBLOCK=yb, num_warps=warps{flags})")
     ptrs = in_names + src_names + [gi_raw[x] for x in gi_views if x not in vgi] + pc_ptrs
@@ -410,8 +407,7 @@ def emit_pointwise(g: Group, config: dict[str, Any] | None = None) -> KernelSour
     # representative flags: a computed view along the columns
     pos_flags = {f"{nm}_{x}": x == "C" for nm in pos_views for x in "RC"}
     pos_flags.update({f"{nm}_{x}": True for nm in ld_views for x in "RC"})  # whole tiles
-    pos_flags.update({f"pc{i}_M{j}": 0 for i, n in enumerate(pieces)  # the general index
-                      for j in range(len(_piece_dims(n)))})
+    pos_flags.update(dict.fromkeys(pm_names, 0))  # the general index
     base = [scatter.args[0]] if base_new else []
     return KernelSource(kname, wname, source, "\n".join(w),
                         tensors + index_only + sources + piece_args + scalars + base, list(outs),

@@ -1156,10 +1156,6 @@ def _int_lanes(r: fx.Node) -> bool:
             and not val(r.args[0]).dtype.is_floating_point)
 
 
-def _int_sum(r: fx.Node) -> bool:
-    return _int_lanes(r) and op_name(r.target) == "sum"
-
-
 def _acc_dtype(r: fx.Node) -> str:
     return "tl.int64" if _int_lanes(r) else "tl.float32"
 
@@ -1180,7 +1176,7 @@ def _accumulate(r: fx.Node, x: str, sfx: str, ind: str,
     if online is not None:
         return _accumulate_online(r, x, sfx, ind, online, lo)
     if kind in ("sum", "mean"):
-        zero = "0" if _int_sum(r) else "0.0"
+        zero = _identity(r)
         return [f"{ind}acc_{r.name} = acc_{r.name} + tl.where({m}, {x}, {zero})"]
     if kind == "prod":
         return [f"{ind}acc_{r.name} = acc_{r.name} * tl.where({m}, {x}, 1.0)"]
@@ -1311,45 +1307,35 @@ def _partial(r: fx.Node, ind: str, online: _Pair | None = None,
 
 def _finish(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "",
             lanes: bool = True) -> list[str]:
-    """Lanes -> one value per row, [BLOCK_K, 1], rounded to the reduction's dtype; a 16-bit
-    float's then computes on in fp32, as the full-context values do (``tl.sqrt`` and the
-    other math functions take fp32 only)."""
-    dt = tl_dtype(r)
-    lines = _finish_lanes(r, ind, online, shift, lanes)
-    if dt not in ("tl.float16", "tl.bfloat16"):
-        return lines
-    end = f".to({dt})"
-    return [ln + ".to(tl.float32)" if ln.endswith(end) else ln for ln in lines]
-
-
-def _finish_lanes(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "",
-                  lanes: bool = True) -> list[str]:
     """Lanes -> one value per row, [BLOCK_K, 1]; only builtin reductions (fast everywhere).
+    The value is rounded to the reduction's dtype; a 16-bit float's then computes on in fp32,
+    as the full-context values do (``tl.sqrt`` and the other math functions take fp32 only).
 
     An online sum's lanes are each relative to their running maximum (``rm_``);
     ``lanes=False``: they are a combine's partial sums of the splits, each relative to its
     split's maximum."""
     kind = op_name(r.target)
     dt = tl_dtype(r)
+    cast = f".to({dt})" + (".to(tl.float32)" if dt in ("tl.float16", "tl.bfloat16") else "")
     out, acc, nm = f"v_{r.name}", f"acc_{r.name}", r.name
     if online is not None and online.mode == "var":
-        return [f"{ind}{out} = ({acc}{' / R' if kind == 'mean' else ''}).to({dt})"]
+        return [f"{ind}{out} = ({acc}{' / R' if kind == 'mean' else ''}){cast}"]
     if online is not None and lanes:  # each lane's sum brought from its maximum
         return [f"{ind}{out} = tl.sum({acc} * tl.exp(rm_{nm} - ({shift})), axis=1)"
-                f"[:, None].to({dt})"]
+                f"[:, None]{cast}"]
     if online is not None:  # splits, each with its maximum, brought to ``shift``
         lm = f"acc_{online.partner.name}"
         return [f"{ind}{out} = tl.sum(tl.where({lm} == float('-inf'), 0.0, {acc} * "
-                f"tl.exp({_safe_shift(lm)} - ({shift}))), axis=1)[:, None].to({dt})"]
+                f"tl.exp({_safe_shift(lm)} - ({shift}))), axis=1)[:, None]{cast}"]
     if kind == "sum":
-        return [f"{ind}{out} = tl.sum({acc}, axis=1)[:, None].to({dt})"]
+        return [f"{ind}{out} = tl.sum({acc}, axis=1)[:, None]{cast}"]
     if kind == "mean":
-        return [f"{ind}{out} = (tl.sum({acc}, axis=1)[:, None] / R).to({dt})"]
+        return [f"{ind}{out} = (tl.sum({acc}, axis=1)[:, None] / R){cast}"]
     if kind == "prod":  # no builtin: a reduction tree over the combine function
-        return [f"{ind}{out} = tl.reduce({acc}, 1, _kc_mul)[:, None].to({dt})"]
+        return [f"{ind}{out} = tl.reduce({acc}, 1, _kc_mul)[:, None]{cast}"]
     if kind in ("amax", "amin"):  # one reduction tree that keeps NaN
         fn = "_kc_max_nan" if kind == "amax" else "_kc_min_nan"
-        return [f"{ind}{out} = tl.reduce({acc}, 1, {fn})[:, None].to({dt})"]
+        return [f"{ind}{out} = tl.reduce({acc}, 1, {fn})[:, None]{cast}"]
     # arg reductions: the best value (NaN above all), then the smallest index holding it
     v, i = f"accv_{nm}", f"acci_{nm}"
     fn = "tl.max" if kind == "argmax" else "tl.min"
@@ -1362,7 +1348,7 @@ def _finish_lanes(r: fx.Node, ind: str, online: _Pair | None = None, shift: str 
         "[:, None]",
         f"{ind}hit_{nm} = tl.where(nan_{nm}, isnan_{nm}, valid_{nm} & ({v} == best_{nm}))",
         f"{ind}{out} = tl.min(tl.where(hit_{nm}, {i}, {_NO_INDEX}), axis=1)[:, None]"
-        f".to({dt})",
+        f"{cast}",
     ]
 
 

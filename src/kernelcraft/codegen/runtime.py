@@ -219,12 +219,9 @@ def _kc_piece_modes(shape, dims, inner):
     domain coalesced to an innermost extent ``inner``: 1 the column itself (the dim is
     innermost and stands alone), 2 from the row (the dim lies outside the innermost
     extent: one division per tile row), 0 from the linear index (per element)."""
-    out = []
-    for d in dims:
-        within = _kc_prod(shape[d + 1:])
-        out.append(1 if within == 1 and shape[d] == inner else
-                   2 if inner and within % inner == 0 else 0)
-    return out
+    pd = _kc_piece_dims(shape, dims)
+    return [1 if within == 1 and size == inner else 2 if inner and within % inner == 0 else 0
+            for within, size in zip(pd[:len(dims)], pd[len(dims):], strict=True)]
 
 
 def _kc_magic(d):
