@@ -10,6 +10,8 @@ import torch
 from kernelcraft.errors import InputError
 from kernelcraft.problem import (
     DISTRIBUTIONS,
+    INTERMEDIATE_SLACK,
+    REDUCED_NUMEL,
     from_module,
     init_free_sizes,
     load_problem,
@@ -50,6 +52,54 @@ def test_reduced_sizes_keep_problem_valid(write):
     model = small.make_model(small.init_inputs())
     out = model(*small.sample_inputs(0))
     assert out.shape == (small.sizes["batch"], small.sizes["hidden"])
+
+
+CONSTANTS = """
+import torch, torch.nn as nn
+
+PRIME = (1 << 31) - 1
+TABLE = 4096
+
+class Model(nn.Module):
+    def forward(self, x):
+        return (x * 7919) % PRIME
+
+N = 64
+rows = 512
+def _shape():
+    return (rows, N, TABLE // 64)
+def get_inputs():
+    return [torch.randint(0, 1 << 20, _shape())]
+"""
+
+
+def test_upper_case_constants_are_sizes_only_where_the_inputs_read_them(write):
+    # a modulus is no size; a one-letter N and a constant the inputs' helper reads are
+    p = load_problem(write("consts.py", CONSTANTS))
+    assert p.sizes == {"TABLE": 4096, "N": 64, "rows": 512}
+
+
+PAIRWISE = """
+import torch, torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, boxes):
+        d = torch.cdist(boxes, boxes)  # [B, N, N] from [B, N, 4]
+        return torch.exp(-d).sum(dim=-1)
+
+batch, boxes = 16, 1024
+def get_inputs():
+    return [torch.rand(batch, boxes, 4)]
+"""
+
+
+def test_reduced_sizes_bound_a_large_intermediate_too(write):
+    # inputs and outputs of 64K elements, but a 16M-element pairwise matrix in between
+    p = load_problem(write("pairwise.py", PAIRWISE))
+    small = reduced(p)
+    n = small.sizes["batch"] * small.sizes["boxes"] ** 2
+    assert n <= REDUCED_NUMEL * INTERMEDIATE_SLACK
+    assert small.sizes["boxes"] < 512  # the inputs alone would have allowed 512
 
 
 def test_perturbed_sizes_differ_and_free_sizes(write):

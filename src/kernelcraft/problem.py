@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernelcraft.errors import InputError, one_line
 
@@ -35,6 +36,8 @@ SIZE_THRESHOLD = 16
 
 #: Element budget for the largest tensor at reduced size (interpreter runs stay quick).
 REDUCED_NUMEL = 1 << 15
+#: how much larger than REDUCED_NUMEL an intermediate of the reduced problem may be
+INTERMEDIATE_SLACK = 16
 
 
 @dataclass
@@ -99,7 +102,7 @@ class Problem:
 
     def meta_numels(self) -> tuple[int, int]:
         """(largest tensor numel, total numel) over inputs, parameters and outputs, on meta."""
-        return _meta_numels(self)
+        return _meta_numels(self)[:2]
 
 
 # ---------------------------------------------------------------------- sampling
@@ -249,14 +252,43 @@ _counter = itertools.count()
 
 
 def size_globals(module: ModuleType) -> dict[str, int]:
-    """Module-level int globals that look like sizes (>= SIZE_THRESHOLD, public names)."""
+    """Module-level int globals that look like sizes (>= SIZE_THRESHOLD, public names).
+
+    An upper-case name of two or more letters is a constant by convention (a modulus, a
+    seed, a vocabulary id) unless the input or constructor-argument functions read it: a
+    size is what shapes the inputs, and moving a constant changes what the program computes.
+    """
+    harness = _harness_names(module)
     out = {}
     for key, value in vars(module).items():
         if key.startswith("_") or isinstance(value, bool) or not isinstance(value, int):
             continue
+        if len(key) > 1 and key.isupper() and key not in harness:
+            continue
         if value >= SIZE_THRESHOLD:
             out[key] = value
     return out
+
+
+def _harness_names(module: ModuleType) -> set[str]:
+    """Global names that get_inputs and get_init_inputs read, through the module's own
+    functions they call and the comprehensions and lambdas inside them."""
+    names: set[str] = set()
+    todo = [getattr(getattr(module, f, None), "__code__", None)
+            for f in ("get_inputs", "get_init_inputs")]
+    seen: set[int] = set()
+    while todo:
+        code = todo.pop()
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        names.update(code.co_names)
+        todo.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+        for name in code.co_names:
+            fn = vars(module).get(name)
+            if getattr(fn, "__module__", None) == module.__name__:
+                todo.append(getattr(fn, "__code__", None))
+    return names
 
 
 def _check_callable(problem: Problem) -> None:
@@ -289,8 +321,27 @@ _SUPPORTED_DTYPES = {
 
 
 # ----------------------------------------------------------------- reduced sizes
-def _meta_numels(problem: Problem) -> tuple[int, int]:
+class _Peak(TorchDispatchMode):
+    """Records the largest tensor any ATen op of a (meta) forward produces."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.peak = 0
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        for x in torch.utils._pytree.tree_leaves(out):
+            if isinstance(x, torch.Tensor):
+                self.peak = max(self.peak, x.numel())
+        return out
+
+
+def _meta_numels(problem: Problem) -> tuple[int, int, int]:
+    """(largest, total) numel of inputs, parameters and outputs, and the largest tensor the
+    forward makes on the way (0 where it cannot run on meta)."""
     tensors: list[torch.Tensor] = []
+    peak = _Peak()
     with torch.device("meta"):
         try:
             inputs = problem.get_inputs()
@@ -300,13 +351,22 @@ def _meta_numels(problem: Problem) -> tuple[int, int]:
         try:
             model = problem.build_model(problem.get_init_inputs())
             tensors += list(model.parameters()) + list(model.buffers())
-            out = model(*inputs)
+            with peak:
+                out = model(*inputs)
             tensors += [x for x in torch.utils._pytree.tree_leaves(out)
                         if isinstance(x, torch.Tensor)]
         except Exception:
             pass
     numels = [t.numel() for t in tensors] or [0]
-    return max(numels), sum(numels)
+    return max(numels), sum(numels), peak.peak
+
+
+def _footprint(problem: Problem) -> int:
+    """What the reduced sizes bound: the largest input, parameter or output, or an
+    intermediate that is far larger than all of them (a pairwise [N, N] matrix of an
+    [N, 4] input) over INTERMEDIATE_SLACK."""
+    biggest, _, peak = _meta_numels(problem)
+    return max(biggest, peak // INTERMEDIATE_SLACK)
 
 
 def _runs(problem: Problem) -> bool:
@@ -329,7 +389,7 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
     """
     if not problem.resizable:
         return problem
-    biggest, _ = problem.meta_numels()
+    biggest = _footprint(problem)
     if biggest <= budget:
         return problem
     last_err = "no smaller sizes"
@@ -337,7 +397,7 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
         factor = 1 << shift
         sizes = {k: max(SIZE_THRESHOLD // 2, -(-v // factor)) for k, v in problem.sizes.items()}
         small = problem.with_sizes(sizes)
-        biggest, _ = small.meta_numels()
+        biggest = _footprint(small)
         if biggest > budget and any(v > SIZE_THRESHOLD // 2 for v in sizes.values()):
             continue
         if _runs(small):
@@ -352,7 +412,7 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
             break
         sizes[key] = max(SIZE_THRESHOLD // 2, sizes[key] // 2)
         small = problem.with_sizes(sizes)
-        if small.meta_numels()[0] <= budget and _runs(small):
+        if _footprint(small) <= budget and _runs(small):
             return small
     raise InputError(f"{problem.name}: cannot reduce sizes for a CPU check ({last_err})")
 
