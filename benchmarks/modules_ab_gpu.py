@@ -143,7 +143,8 @@ SPLIT_POLICY = {"SPLIT_WAVES": SPLIT_WAVES, "MAX_SPLIT": MAX_SPLIT}
 
 def _row_configs(K: int, R: int) -> list[dict]:
     """Rows per program, chunk and warps of the row template, 4 to 32 elements per thread;
-    a short reduced extent (at most 64) also as many rows side by side (columns); few rows
+    a short reduced extent (at most 64) also as many rows side by side (columns), a longer one
+    also 16 to 128 rows side by side in looped chunks of 16 to 128; few rows
     also split over programs (the heuristic's count of programs per row and twice it)."""
     out = []
     r2 = 1 << max(0, R - 1).bit_length()
@@ -153,6 +154,9 @@ def _row_configs(K: int, R: int) -> list[dict]:
              for br in sorted({min(r2, b) for b in (512, 1024, 2048, 4096, 8192, 16384)})]
     if r2 <= 64:
         tiles += [(bk, r2) for bk in (64, 256, 1024, 2048) if bk * r2 >= 256]
+    else:  # many rows side by side, a short chunk looped (a kept dim innermost in memory)
+        tiles += [(bk, br) for bk in (16, 32, 64, 128) for br in (16, 32, 64, 128)
+                  if 1024 <= bk * br <= 8192 and bk <= max(K, 1)]
     for bk, br in tiles:
         if bk > max(K, 1) and bk <= 8:
             continue

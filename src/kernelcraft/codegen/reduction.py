@@ -94,7 +94,10 @@ CPU_BLOCK_R = 4096
 GPU_TILE = 4096
 GPU_BLOCK_R = 8192  # chunk of a longer row, 16 warps (H200 softmax 8192x16384: 0.37 ms; 4096: 0.49)
 GPU_BLOCK_K_COLUMNS = 64  # kept dim innermost in memory: rows side by side
-GPU_BLOCK_K_COLUMNS_MIN = 8  # ... but no fewer when shrunk to keep the rows resident
+#: a reduced extent walked in columns up to this long is one resident chunk with many rows
+#: side by side (RGB channels); a longer one loops GPU_BLOCK_K_COLUMNS rows in short chunks
+#: (a masked mean over 1024 positions of 1024 features: 8 rows of 1024 kept 32-byte rows)
+GPU_COLUMNS_SHORT_R = 64
 GPU_PERSIST_TILE = 8192  # largest tile kept resident (one chunk, loaded once)
 #: rows of a one-pass arg reduction walk in chunks of at most this many lanes, 4 warps: its
 #: finish reduces each lane array three times (NaN, value, first index in int64), and on
@@ -734,6 +737,7 @@ class _Gen:
         inner = ind if one else ind + "    "
         if one:
             lines += self._chunk_index(ONE_SFX, "0", ind)
+        reads = {p: self._pass_inputs(p, an.pass_nodes[p]) for p in range(1, an.npasses + 1)}
         for p in range(1, an.npasses + 1):
             if only and p != only:
                 continue
@@ -756,21 +760,15 @@ class _Gen:
                 else:
                     lines.append(f"{ind}for r0{sfx} in range(0, R, BLOCK_R):")
                 lines += self._chunk_index(sfx, f"r0{sfx}", inner)
-            ins: list[fx.Node] = []
-            for n in nodes:
-                if n in self.gathers:
-                    continue  # its source and indices are read through its own views
-                ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
-            ins += [an.source(r) for r in reds
-                    if an.source(r) in self.in_name and an.source(r) not in ins]
-            for a in ins:
+            for a in self._pass_inputs(p, nodes):
                 op = self.op_of[(a, "full")]
                 if op.name in loaded:
                     continue
                 loaded.add(op.name)
                 lines += self._roff(op.name, sfx, inner)
+                hint = "" if one or split else _eviction(a, p, reads)
                 lines.append(f"{inner}x_{op.name}{sfx} = tl.load({op.ptr} + (koff_{op.name} + "
-                             f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0)")
+                             f"roff_{op.name}{sfx}), mask=mask{sfx}, other=0{hint})")
             for t in an.pos_reads:
                 if t not in vals and any(t in n.all_input_nodes for n in nodes):
                     lines += self._position_value(t, sfx, inner, vals)
@@ -825,6 +823,17 @@ class _Gen:
                     self.red_val[r] = f"v_{r.name}"
             lines += self._reduced_after(p, tail)
         return lines
+
+    def _pass_inputs(self, p: int, nodes: list[fx.Node]) -> list[fx.Node]:
+        """The full-context inputs pass ``p`` loads for ``nodes`` and its reductions."""
+        an, ins = self.an, []
+        for n in nodes:
+            if n in self.gathers:
+                continue  # its source and indices are read through its own views
+            ins += [a for a in n.all_input_nodes if a in self.in_name and a not in ins]
+        ins += [an.source(r) for r in an.reds if an.ready[r] == p
+                and an.source(r) in self.in_name and an.source(r) not in ins]
+        return ins
 
     def _index_value(self, nm: str, at: str, tag: str, mask: str, ind: str) -> list[str]:
         """``giv_{tag} = `` index view ``nm``'s values at offsets ``at`` (in the index
@@ -1126,6 +1135,19 @@ def _ws_suffixes(r: fx.Node, an: _Analysis) -> list[str]:
     return ["", "_n", "_mu"] if an.mode(r) == "var" else [""]
 
 
+def _eviction(a: fx.Node, p: int, reads: dict[int, list[fx.Node]]) -> str:
+    """A looped row's cache hint for input ``a`` in pass ``p``: kept in L2 (evict_last)
+    where a later pass reads it again, first out (evict_first) at its last read after an
+    earlier one, none for an input read once. The rows in flight fit L2 between passes
+    unless the epilogue's stores and the other programs' streams push them out."""
+    later = any(a in reads[q] for q in reads if q > p)
+    if later:
+        return ", eviction_policy='evict_last'"
+    if any(a in reads[q] for q in reads if q < p):
+        return ", eviction_policy='evict_first'"
+    return ""
+
+
 def _acc_init(r: fx.Node, ind: str, online: _Pair | None = None) -> list[str]:
     if online is not None and online.mode == "var":  # per lane: mean, squared deviations
         return [f"{ind}{v}_{r.name} = tl.zeros([BLOCK_K, BLOCK_R], tl.float32)"
@@ -1384,7 +1406,7 @@ def _group_policy(an: _Analysis) -> dict[str, int]:
 def _policy(lanes: int = 1) -> dict[str, int]:
     return {"LANES": lanes, "CPU_TILE": CPU_TILE, "CPU_BLOCK_R": CPU_BLOCK_R, "GPU_TILE": GPU_TILE,
             "GPU_BLOCK_R": GPU_BLOCK_R, "GPU_BLOCK_K_COLUMNS": GPU_BLOCK_K_COLUMNS,
-            "GPU_BLOCK_K_COLUMNS_MIN": GPU_BLOCK_K_COLUMNS_MIN,
+            "GPU_COLUMNS_SHORT_R": GPU_COLUMNS_SHORT_R,
             "GPU_PERSIST_TILE": GPU_PERSIST_TILE, "SPLIT_WAVES": SPLIT_WAVES,
             "SPLIT_MIN_R": SPLIT_MIN_R, "MAX_SPLIT": MAX_SPLIT, "CPU_SMS": CPU_SMS}
 

@@ -504,7 +504,7 @@ def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
         return bk, br, 4
     if columns:
         bk = max(1, min(k2, policy["GPU_BLOCK_K_COLUMNS"]))
-        if r2 * min(bk, policy["GPU_BLOCK_K_COLUMNS_MIN"]) <= persist:
+        if r2 <= policy["GPU_COLUMNS_SHORT_R"]:
             br = r2  # a short reduced extent (RGB channels): more rows fill the tile
             bk = max(1, min(k2, max(bk, policy["GPU_TILE"] // br), persist // br))
         else:
