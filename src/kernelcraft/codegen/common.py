@@ -178,6 +178,8 @@ def lower_pointwise(n: fx.Node, env: dict[fx.Node, str]) -> str:
     if name in ("scalar_tensor", "full"):  # a literal the plan put here (inline_constant)
         return f"{var(n)} = tl.full([], {operand_expr(n.args[-1], env)}, {compute_dtype(n)})"
     fn = POINTWISE[name]
+    if wide_literal(n):  # an int32 index (ranges) meets a literal past int32: widen it
+        env = {a: f"{v}.to(tl.int64)" if a.meta.get("kc_narrow") else v for a, v in env.items()}
     args = [operand_expr(a, env) for a in n.args]
     kwargs = {k: (operand_expr(v, env) if isinstance(v, fx.Node) else v)
               for k, v in n.kwargs.items() if k not in ("memory_format", "dtype")}
@@ -204,9 +206,19 @@ def lower_pointwise(n: fx.Node, env: dict[fx.Node, str]) -> str:
     return f"{var(n)} = ({expr}).to({compute_dtype(n)})"
 
 
+def wide_literal(n: fx.Node) -> bool:
+    """Whether an argument of ``n`` is an integer literal outside int32 (which Triton will
+    not combine with an int32 tensor)."""
+    return any(isinstance(a, int) and not isinstance(a, bool) and not -(2**31) <= a < 2**31
+               for a in [*n.args, *n.kwargs.values()])
+
+
 def compute_dtype(n: fx.Node) -> str:
     """Registers hold 16-bit floats as fp32 (Triton's math needs it; fusing keeps the extra
-    precision, which only helps); other dtypes as they are."""
+    precision, which only helps), an int64 index that fits int32 as KC_NI (see ranges);
+    other dtypes as they are."""
+    if n.meta.get("kc_narrow"):  # ranges.NARROW
+        return "KC_NI"
     dt = tl_dtype(n)
     return "tl.float32" if dt in ("tl.float16", "tl.bfloat16") else dt
 

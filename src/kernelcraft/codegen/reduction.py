@@ -70,6 +70,7 @@ from kernelcraft.codegen.pointwise import (
     position_lines,
     stand_in,
 )
+from kernelcraft.codegen.ranges import NARROW, narrowed, ni_lines
 from kernelcraft.plan import (
     ROW_VIEWS,
     Group,
@@ -377,7 +378,9 @@ def emit_reduction(g: Group, target: Any = None) -> KernelSource:
     """The row template for reduction group ``g`` (see the module docstring)."""
     an = _analyse(g)
     gen = _Gen(g, an)
-    source = gen.kernel()
+    with narrowed(list(g.nodes)) as narrow:
+        gen.narrow = bool(narrow)
+        source = gen.kernel()
     wrapper = gen.wrapper()
     cfg: dict[str, Any] = {"template": "row", "passes": an.npasses, "splittable": True,
                            **_group_policy(an)}
@@ -398,6 +401,7 @@ class _Gen:
         self.g, self.an = g, an
         self.members = set(g.nodes)
         self.kname, self.wname = f"_kc_{g.name}_kernel", f"_kc_{g.name}"
+        self.narrow = False  # an int64 index computed in KC_NI (see ranges)
         self.tensors = [a for a in g.inputs if is_tensor_node(a)]
         self.scalars = [a for a in g.inputs if not is_tensor_node(a)]
         for a in self.scalars:
@@ -587,6 +591,7 @@ class _Gen:
             "    pid = tl.program_id(0)",
             "    if IDX64:  # int64 index math only where an offset needs it",
             "        pid = pid.to(tl.int64)",
+            *(ni_lines() if self.narrow else []),
             "    pz = pid * 0",
             "    rows = pid * BLOCK_K + tl.arange(0, BLOCK_K)[:, None]",
             "    rmask = rows < K",
@@ -1337,7 +1342,7 @@ def _finish(r: fx.Node, ind: str, online: _Pair | None = None, shift: str = "",
     ``lanes=False``: they are a combine's partial sums of the splits, each relative to its
     split's maximum."""
     kind = op_name(r.target)
-    dt = tl_dtype(r)
+    dt = "KC_NI" if r.meta.get(NARROW) else tl_dtype(r)  # an index in int32 (ranges)
     cast = f".to({dt})" + (".to(tl.float32)" if dt in ("tl.float16", "tl.bfloat16") else "")
     out, acc, nm = f"v_{r.name}", f"acc_{r.name}", r.name
     if online is not None and online.mode == "var":
