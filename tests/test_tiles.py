@@ -100,7 +100,8 @@ def test_arg_reductions_walk_small_chunks():
     """One-pass arg reductions loop over ARG_TILE-lane chunks with 4 warps; other
     reductions keep whole rows of up to 8192 resident."""
     base = {"LANES": 3, "CPU_TILE": 16384, "CPU_BLOCK_R": 4096, "GPU_TILE": 4096,
-            "GPU_BLOCK_R": 8192, "GPU_BLOCK_K_COLUMNS": 64, "GPU_COLUMNS_SHORT_R": 64,
+            "GPU_BLOCK_R": 8192, "GPU_BLOCK_K_COLUMNS": 64,
+            "GPU_COLUMNS_SHORT_R": 64, "GPU_COLUMNS_CHUNK_R": 64, "GPU_COLUMNS_PROGRAMS": 1024,
             "GPU_PERSIST_TILE": 8192, "SPLIT_WAVES": 4, "MAX_SPLIT": 1024, "CPU_SMS": 4}
     rows = ([[8192]], 1, [[1]], 1)  # kept dim strided, reduced dim contiguous
     arg = {**base, "ARG_TILE": ARG_TILE}
@@ -190,10 +191,14 @@ def test_split_rows_take_short_chunks():
 def test_reduced_extent_in_columns_fills_the_tile():
     """Three channels reduced across a channel stride: many pixels a program, resident."""
     base = {"LANES": 1, "CPU_TILE": 16384, "CPU_BLOCK_R": 4096, "GPU_TILE": 4096,
-            "GPU_BLOCK_R": 8192, "GPU_BLOCK_K_COLUMNS": 64, "GPU_COLUMNS_SHORT_R": 64,
+            "GPU_BLOCK_R": 8192, "GPU_BLOCK_K_COLUMNS": 64,
+            "GPU_COLUMNS_SHORT_R": 64, "GPU_COLUMNS_CHUNK_R": 64, "GPU_COLUMNS_PROGRAMS": 1024,
             "GPU_PERSIST_TILE": 8192, "SPLIT_WAVES": 4, "MAX_SPLIT": 1024, "CPU_SMS": 4}
     cols = ([[1]], 1, [[1 << 18]], 1)  # kept dim contiguous, reduced dim strided
     assert _kc_row_config(1 << 23, 3, *cols, False, base) == (1024, 4, 8)
-    # a longer one loops: 64 rows of 256 bytes a chunk, not 8 or 32 resident rows of 32 bytes
-    assert _kc_row_config(1 << 23, 256, *cols, False, base) == (64, 64, 8)
-    assert _kc_row_config(1 << 16, 1024, *cols, False, base) == (64, 64, 8)
+    # a longer one: 4096-element tiles on 4 warps, 64 rows side by side in chunks of 64 (128
+    # resident), not 8 or 32 resident rows of 32 bytes; fewer rows a program when few
+    assert _kc_row_config(1 << 23, 256, *cols, False, base) == (64, 64, 4)
+    assert _kc_row_config(1 << 16, 1024, *cols, False, base) == (64, 64, 4)
+    assert _kc_row_config(1 << 19, 128, *cols, False, base) == (32, 128, 4)
+    assert _kc_row_config(1 << 14, 4096, *cols, False, base) == (16, 64, 4)

@@ -96,9 +96,12 @@ GPU_TILE = 4096
 GPU_BLOCK_R = 8192  # chunk of a longer row, 16 warps (H200 softmax 8192x16384: 0.37 ms; 4096: 0.49)
 GPU_BLOCK_K_COLUMNS = 64  # kept dim innermost in memory: rows side by side
 #: a reduced extent walked in columns up to this long is one resident chunk with many rows
-#: side by side (RGB channels); a longer one loops GPU_BLOCK_K_COLUMNS rows in short chunks
-#: (a masked mean over 1024 positions of 1024 features: 8 rows of 1024 kept 32-byte rows)
+#: side by side (RGB channels); a longer one takes 4096-element tiles of rows side by side
+#: in chunks of GPU_COLUMNS_CHUNK_R (twice that resident), and fewer rows a program (down to
+#: 16) while the rows fill fewer than GPU_COLUMNS_PROGRAMS programs
 GPU_COLUMNS_SHORT_R = 64
+GPU_COLUMNS_CHUNK_R = 64
+GPU_COLUMNS_PROGRAMS = 1024
 GPU_PERSIST_TILE = 8192  # largest tile kept resident (one chunk, loaded once)
 #: rows of a one-pass arg reduction walk in chunks of at most this many lanes, 4 warps: its
 #: finish reduces each lane array three times (NaN, value, first index in int64), and on
@@ -1412,6 +1415,8 @@ def _policy(lanes: int = 1) -> dict[str, int]:
     return {"LANES": lanes, "CPU_TILE": CPU_TILE, "CPU_BLOCK_R": CPU_BLOCK_R, "GPU_TILE": GPU_TILE,
             "GPU_BLOCK_R": GPU_BLOCK_R, "GPU_BLOCK_K_COLUMNS": GPU_BLOCK_K_COLUMNS,
             "GPU_COLUMNS_SHORT_R": GPU_COLUMNS_SHORT_R,
+            "GPU_COLUMNS_CHUNK_R": GPU_COLUMNS_CHUNK_R,
+            "GPU_COLUMNS_PROGRAMS": GPU_COLUMNS_PROGRAMS,
             "GPU_PERSIST_TILE": GPU_PERSIST_TILE, "SPLIT_WAVES": SPLIT_WAVES,
             "SPLIT_MIN_R": SPLIT_MIN_R, "MAX_SPLIT": MAX_SPLIT, "CPU_SMS": CPU_SMS}
 
