@@ -101,7 +101,8 @@ def test_arg_reductions_walk_small_chunks():
     reductions keep whole rows of up to 8192 resident."""
     base = {"LANES": 3, "CPU_TILE": 16384, "CPU_BLOCK_R": 4096, "GPU_TILE": 4096,
             "GPU_BLOCK_R": 8192, "GPU_BLOCK_K_COLUMNS": 64,
-            "GPU_COLUMNS_SHORT_R": 64, "GPU_COLUMNS_CHUNK_R": 64, "GPU_COLUMNS_PROGRAMS": 1024,
+            "GPU_BLOCK_K_COLUMNS_MIN": 8, "GPU_COLUMNS_SHORT_R": 64, "GPU_COLUMNS_CHUNK_R": 64,
+            "GPU_COLUMNS_PROGRAMS": 1024,
             "GPU_PERSIST_TILE": 8192, "SPLIT_WAVES": 4, "MAX_SPLIT": 1024, "CPU_SMS": 4}
     rows = ([[8192]], 1, [[1]], 1)  # kept dim strided, reduced dim contiguous
     arg = {**base, "ARG_TILE": ARG_TILE}
@@ -192,7 +193,8 @@ def test_reduced_extent_in_columns_fills_the_tile():
     """Three channels reduced across a channel stride: many pixels a program, resident."""
     base = {"LANES": 1, "CPU_TILE": 16384, "CPU_BLOCK_R": 4096, "GPU_TILE": 4096,
             "GPU_BLOCK_R": 8192, "GPU_BLOCK_K_COLUMNS": 64,
-            "GPU_COLUMNS_SHORT_R": 64, "GPU_COLUMNS_CHUNK_R": 64, "GPU_COLUMNS_PROGRAMS": 1024,
+            "GPU_BLOCK_K_COLUMNS_MIN": 8, "GPU_COLUMNS_SHORT_R": 64, "GPU_COLUMNS_CHUNK_R": 64,
+            "GPU_COLUMNS_PROGRAMS": 1024,
             "GPU_PERSIST_TILE": 8192, "SPLIT_WAVES": 4, "MAX_SPLIT": 1024, "CPU_SMS": 4}
     cols = ([[1]], 1, [[1 << 18]], 1)  # kept dim contiguous, reduced dim strided
     assert _kc_row_config(1 << 23, 3, *cols, False, base) == (1024, 4, 8)
@@ -202,3 +204,5 @@ def test_reduced_extent_in_columns_fills_the_tile():
     assert _kc_row_config(1 << 16, 1024, *cols, False, base) == (64, 64, 4)
     assert _kc_row_config(1 << 19, 128, *cols, False, base) == (32, 128, 4)
     assert _kc_row_config(1 << 14, 4096, *cols, False, base) == (16, 64, 4)
+    # a softmax over the columns (two passes) keeps them resident: read once, not twice
+    assert _kc_row_config(1 << 16, 1024, *cols, False, {**base, "PASSES": 2}) == (8, 1024, 8)

@@ -95,10 +95,12 @@ CPU_BLOCK_R = 4096
 GPU_TILE = 4096
 GPU_BLOCK_R = 8192  # chunk of a longer row, 16 warps (H200 softmax 8192x16384: 0.37 ms; 4096: 0.49)
 GPU_BLOCK_K_COLUMNS = 64  # kept dim innermost in memory: rows side by side
+GPU_BLOCK_K_COLUMNS_MIN = 8  # ... but no fewer when shrunk to keep the rows resident
 #: a reduced extent walked in columns up to this long is one resident chunk with many rows
-#: side by side (RGB channels); a longer one takes 4096-element tiles of rows side by side
-#: in chunks of GPU_COLUMNS_CHUNK_R (twice that resident), and fewer rows a program (down to
-#: 16) while the rows fill fewer than GPU_COLUMNS_PROGRAMS programs
+#: side by side (RGB channels); a longer one of a one-pass group (no arg lanes) takes
+#: 4096-element tiles of rows side by side in chunks of GPU_COLUMNS_CHUNK_R (twice that
+#: resident), and fewer rows a program (down to 16) while the rows fill fewer than
+#: GPU_COLUMNS_PROGRAMS programs; a group of several passes keeps up to 8192 resident
 GPU_COLUMNS_SHORT_R = 64
 GPU_COLUMNS_CHUNK_R = 64
 GPU_COLUMNS_PROGRAMS = 1024
@@ -1408,12 +1410,13 @@ def _group_policy(an: _Analysis) -> dict[str, int]:
     var = any(an.mode(r) == "var" for r in an.reds)
     online = any(an.mode(r) == "softmax" for r in an.reds)
     return {**_policy(_lanes(an)), "ARG_TILE": ARG_TILE if arg else 0, "VAR": int(var),
-            "ONLINE": int(online), "ONLINE_BLOCK_R": ONLINE_BLOCK_R}
+            "ONLINE": int(online), "ONLINE_BLOCK_R": ONLINE_BLOCK_R, "PASSES": an.npasses}
 
 
 def _policy(lanes: int = 1) -> dict[str, int]:
     return {"LANES": lanes, "CPU_TILE": CPU_TILE, "CPU_BLOCK_R": CPU_BLOCK_R, "GPU_TILE": GPU_TILE,
             "GPU_BLOCK_R": GPU_BLOCK_R, "GPU_BLOCK_K_COLUMNS": GPU_BLOCK_K_COLUMNS,
+            "GPU_BLOCK_K_COLUMNS_MIN": GPU_BLOCK_K_COLUMNS_MIN,
             "GPU_COLUMNS_SHORT_R": GPU_COLUMNS_SHORT_R,
             "GPU_COLUMNS_CHUNK_R": GPU_COLUMNS_CHUNK_R,
             "GPU_COLUMNS_PROGRAMS": GPU_COLUMNS_PROGRAMS,

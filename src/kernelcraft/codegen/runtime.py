@@ -504,20 +504,24 @@ def _kc_row_config(K, R, kst, kdim, rst, rdim, cpu, policy):
         return bk, br, 4
     if columns:
         bk = max(1, min(k2, policy["GPU_BLOCK_K_COLUMNS"]))
-        if r2 <= policy["GPU_COLUMNS_SHORT_R"]:
-            br = r2  # a short reduced extent (RGB channels): more rows fill the tile
-            bk = max(1, min(k2, max(bk, policy["GPU_TILE"] // br), persist // br))
-        else:  # 4096-element tiles on 4 warps, in chunks of 64 rows (128 resident), fewer
-            # columns a program where they would fill too few programs (H100: a masked mean
-            # over 1024 of 1024 features 0.107 ms at 64 x 64 against 0.128 at 8 x 1024
-            # resident, a column sum of 4096 x 16384 0.104 at 16 x 64 against 0.144 at
-            # 64 x 64 on 8 warps)
+        if r2 > policy["GPU_COLUMNS_SHORT_R"] and policy.get("PASSES", 1) == 1 and not arg:
+            # one pass, no arg lanes: 4096-element tiles on 4 warps, in chunks of 64 rows
+            # (128 resident), fewer columns a program where they would fill too few programs
+            # (H100: a masked mean over 1024 of 1024 features 0.107 ms at 64 x 64 against
+            # 0.128 at 8 x 1024 resident, a column sum of 4096 x 16384 0.104 at 16 x 64
+            # against 0.144 at 64 x 64 on 8 warps; a softmax over dim 1 kept resident reads
+            # its rows once: 0.228 against 0.393 looped)
             chunk = policy["GPU_COLUMNS_CHUNK_R"]
             br = r2 if r2 <= 2 * chunk else chunk
             bk = max(1, min(k2, policy["GPU_TILE"] // br))
             while bk > 16 and -(-K // bk) < policy["GPU_COLUMNS_PROGRAMS"]:
                 bk //= 2
             return bk, br, 4
+        if r2 * min(bk, policy["GPU_BLOCK_K_COLUMNS_MIN"]) <= persist:
+            br = r2  # a short reduced extent (RGB channels): more rows fill the tile
+            bk = max(1, min(k2, max(bk, policy["GPU_TILE"] // br), persist // br))
+        else:
+            br = max(1, min(r2, policy["GPU_TILE"] // bk))
     elif r2 <= persist:
         br = r2
         bk = max(1, min(k2, policy["GPU_TILE"] // br))
