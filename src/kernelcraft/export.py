@@ -98,6 +98,12 @@ class _Emitter:
                 if str(t) == "aten.squeeze.dims":
                     rest = [self.arg(tuple(n.args[1]))]
                 return f"{args[0]}.{method}({', '.join(rest)})"
+            if str(t) == "aten.sort.default":  # ties lowest index first, as the templates
+                # rank them: PyTorch's own order beside a template's matches neither reference
+                if not kwargs:
+                    dim, desc = (args[1:] + ["-1", "False"][len(args) - 1:])[:2]
+                    return (f"torch.ops.aten.sort.stable({args[0]}, stable=True, dim={dim}, "
+                            f"descending={desc})")
             return f"torch.ops.{t}({every})"
         module = getattr(t, "__module__", "") or ""
         fname = getattr(t, "__name__", str(t))
