@@ -173,3 +173,24 @@ def test_bad_problem_files(write, source, message):
 def test_missing_file(tmp_path):
     with pytest.raises(InputError, match="not found"):
         load_problem(tmp_path / "nope.py")
+
+
+def test_judge_workers_take_the_main_sizes_the_trial_plan_found(write) -> None:
+    from dataclasses import replace
+
+    from kernelcraft.measure.verify import VerifyOptions, main_problem, plan_trials
+
+    problem = load_problem(write("big.py", """
+        import torch, torch.nn as nn
+        class Model(nn.Module):
+            def forward(self, x): return x.softmax(-1)
+        batch, dim = 512, 4096
+        def get_inputs(): return [torch.randn(batch, dim)]
+        def get_init_inputs(): return []
+    """))
+    opts = VerifyOptions(device="cpu")
+    specs, _ = plan_trials(problem, opts)
+    sizes = next(s.sizes for s in specs if s.main)
+    assert sizes != problem.sizes  # reduced for the interpreter
+    assert main_problem(problem, replace(opts, main_sizes=sizes)).sizes == sizes
+    assert main_problem(problem, replace(opts, main_sizes=dict(problem.sizes))) is problem

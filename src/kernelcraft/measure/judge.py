@@ -137,6 +137,7 @@ def judge_files(candidate: str | Path, ref: str | Path, opts: JudgeOptions | Non
         kernel_outputs=opts.kernel_outputs,
     )
     specs, notes = plan_trials(problem, vopts)
+    vopts.main_sizes = next(dict(s.sizes) for s in specs if s.main)
     base = {
         "ref": str(ref_path.resolve()),
         "device": device,

@@ -66,6 +66,9 @@ class VerifyOptions:
     other_sizes: bool = True
     min_launches: int = 1
     kernel_outputs: bool = True  # every output must be last written by a Triton kernel
+    #: the main trials' sizes as ``plan_trials`` found them (the workers take them rather
+    #: than reduce again: a meta forward costs each worker process seconds of imports)
+    main_sizes: dict[str, int] | None = None
 
 
 @dataclass
@@ -280,6 +283,9 @@ def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 # --------------------------------------------------------------- trial plan
 def main_problem(problem: Problem, opts: VerifyOptions) -> Problem:
+    if opts.main_sizes is not None:
+        return problem if opts.main_sizes == problem.sizes else problem.with_sizes(
+            opts.main_sizes)
     return reduced(problem) if opts.reduce else problem
 
 
