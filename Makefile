@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint install clean
+.PHONY: demo test test-all lint install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q -n 2
+
+# the tests with every suite problem judged (make test judges a stratified third of them)
+test-all: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+	KERNELCRAFT_FULL_SUITE=1 $(PY) -m pytest -q -n 2
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks

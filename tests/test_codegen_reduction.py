@@ -183,9 +183,13 @@ def _interpret(check: str, *args: object) -> str:
     return run.stdout.strip()
 
 
-def _generate(write, tmp_path: Path, name: str, source: str):
+def _generate(write, tmp_path: Path, name: str, source: str, judge: bool = True):
+    """Generated without cross-compiling; judged on the CPU unless ``judge`` is off (a
+    test of its own checks the module against float64 references where the judge would run
+    its interpreted trials at the problem's full sizes, minutes of interpreted reductions)."""
     path = write(f"{name}.py", source)
-    gen = generate(path, GenerateOptions(out_dir=tmp_path / "out", device="cpu"))
+    gen = generate(path, GenerateOptions(out_dir=tmp_path / "out", device="cpu",
+                                         build=False, judge=judge))
     kinds = [g.kind for g in gen.plan.groups if g.kind not in ("glue", "pointwise")]
     return gen, kinds
 
@@ -252,7 +256,7 @@ ONLINE_PAIRS = """
             return (torch.logsumexp(y, dim=-1), torch.std(z, dim=1),
                     torch.var(y, dim=1, keepdim=True), torch.softmax(y, dim=1))
 
-    def get_inputs(): return [torch.randn(6, 70000) * 4, torch.randn(3, 5000, 7) + 1000]
+    def get_inputs(): return [torch.randn(6, 40000) * 4, torch.randn(3, 5000, 7) + 1000]
     def get_init_inputs(): return []
 """
 
@@ -264,8 +268,7 @@ def test_online_pairs_fold_a_pass(write, tmp_path: Path) -> None:
     infinities, NaN and a large offset, where a naive one-pass variance (sum of squares)
     would cancel.
     """
-    gen, kinds = _generate(write, tmp_path, "online_pairs", ONLINE_PAIRS)
-    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    gen, kinds = _generate(write, tmp_path, "online_pairs", ONLINE_PAIRS, judge=False)
     text = gen.module_path.read_text()
     assert "_combine[" in text  # one-pass groups split over R
     assert "_s2[" in text and "_c1[" in text  # two passes over few rows: each split
@@ -295,7 +298,7 @@ print(len(outs), "outputs match")
 """
 
 ONLINE_CHECK = _LOAD_KERNEL + """
-y, z = torch.randn(6, 70000) * 4, torch.randn(3, 5000, 7) + 1000
+y, z = torch.randn(6, 40000) * 4, torch.randn(3, 5000, 7) + 1000
 y[0, 5] = float("inf")
 y[1] = float("-inf")
 y[2, 7] = float("nan")
@@ -319,7 +322,7 @@ LOOPED_ONLINE = """
             return (torch.logsumexp(y, dim=-1), torch.softmax(y, dim=1),
                     F.cross_entropy(y, target))
 
-    def get_inputs(): return [torch.randn(40, 70000) * 4]
+    def get_inputs(): return [torch.randn(16, 20000) * 4]
     def get_init_inputs(): return []
 """
 
@@ -328,8 +331,7 @@ def test_online_softmax_over_looped_rows(write, tmp_path: Path) -> None:
     """The online sum over chunks of rows that are not split (each lane its running maximum
     and its sum, plain maximum and minimum per element), exact with infinities, NaN, rows of
     -inf, tiny and large values."""
-    gen, _ = _generate(write, tmp_path, "looped_online", LOOPED_ONLINE)
-    assert gen.judge.correct, (gen.judge.reason, gen.judge.detail)
+    gen, _ = _generate(write, tmp_path, "looped_online", LOOPED_ONLINE, judge=False)
     text = gen.module_path.read_text()
     assert "rm_sum" in text and "tl.maximum(rm_sum" in text
     assert _interpret(LOOPED_CHECK, gen.module_path) == "3 outputs match"
@@ -337,19 +339,19 @@ def test_online_softmax_over_looped_rows(write, tmp_path: Path) -> None:
 
 LOOPED_CHECK = _LOAD_KERNEL + """
 import torch.nn.functional as F
-y = torch.randn(40, 70000) * 4
+y = torch.randn(16, 20000) * 4
 y[0, 5] = float("inf")
 y[1] = float("-inf")
 y[2, 7] = float("nan")
-y[4, 30000:] = 1e4  # the maximum jumps in a late chunk
-y[5, 69000:] = float("-inf")
+y[4, 9000:] = 1e4  # the maximum jumps in a late chunk
+y[5, 19000:] = float("-inf")
 y[6, :100] = -1e30
 y[7] = -1e4
-y[7, 50000] = 3.0
-y[8, 69999] = float("inf")  # in the last, partial chunk
+y[7, 15000] = 3.0
+y[8, 19999] = float("inf")  # in the last, partial chunk
 outs = mod.ModelNew()(y)
 yd = y.double()
-target = torch.zeros(40, dtype=torch.long)
+target = torch.zeros(16, dtype=torch.long)
 refs = (torch.logsumexp(yd, -1), torch.softmax(yd, 1), F.cross_entropy(yd, target))
 """ + _OUTPUTS_MATCH
 
