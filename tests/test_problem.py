@@ -194,3 +194,24 @@ def test_judge_workers_take_the_main_sizes_the_trial_plan_found(write) -> None:
     assert sizes != problem.sizes  # reduced for the interpreter
     assert main_problem(problem, replace(opts, main_sizes=sizes)).sizes == sizes
     assert main_problem(problem, replace(opts, main_sizes=dict(problem.sizes))) is problem
+
+
+def test_a_size_a_constructor_argument_bounds_is_held_while_others_shrink(write) -> None:
+    # top-k of 600 needs rows of at least 600: halving `length` stops the forward, so it
+    # stays at 1024 while `batch` and `dim` shrink (the budget cannot be met: the least the
+    # program takes)
+    problem = load_problem(write("held.py", """
+        import torch, torch.nn as nn
+        class Model(nn.Module):
+            def __init__(self, k):
+                super().__init__()
+                self.k = k
+            def forward(self, x):
+                return torch.topk(x.sum(-1), self.k, dim=-1).values
+        batch, length, dim = 64, 1024, 256
+        def get_inputs(): return [torch.randn(batch, length, dim)]
+        def get_init_inputs(): return [600]
+    """))
+    small = reduced(problem)
+    assert small.sizes["length"] == 1024
+    assert small.sizes["batch"] < 64 and small.sizes["dim"] < 256

@@ -404,17 +404,41 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
             return small
         last_err = f"the reference does not run at sizes {sizes}"
         break
-    # Fall back to gentler shrinking of the largest sizes only.
+    # Fall back to gentler shrinking of the largest sizes only. Where the forward runs on
+    # meta, a size whose halving stops it (a cache length below a constructor's window or
+    # top-k budget) keeps its value while the others shrink.
     sizes = dict(problem.sizes)
+    meta = _meta_runs(problem)
+    held: set[str] = set()
     for _ in range(64):
-        key = max(sizes, key=lambda k: sizes[k])
-        if sizes[key] <= SIZE_THRESHOLD // 2:
+        free = [k for k in sizes if k not in held and sizes[k] > SIZE_THRESHOLD // 2]
+        if not free:
             break
-        sizes[key] = max(SIZE_THRESHOLD // 2, sizes[key] // 2)
-        small = problem.with_sizes(sizes)
+        key = max(free, key=lambda k: sizes[k])
+        trial = {**sizes, key: max(SIZE_THRESHOLD // 2, sizes[key] // 2)}
+        small = problem.with_sizes(trial)
+        if meta and not _meta_runs(small):
+            held.add(key)
+            continue
+        sizes = trial
         if _footprint(small) <= budget and _runs(small):
             return small
+    if held and sizes != problem.sizes:  # the held sizes keep it over budget: the least
+        small = problem.with_sizes(sizes)  # it can take
+        if _runs(small):
+            return small
     raise InputError(f"{problem.name}: cannot reduce sizes for a CPU check ({last_err})")
+
+
+def _meta_runs(problem: Problem) -> bool:
+    """Whether the forward runs on the meta device (shapes only: cheap at any size)."""
+    try:
+        with torch.device("meta"):
+            model = problem.build_model(problem.get_init_inputs())
+            model(*problem.get_inputs())
+        return True
+    except Exception:
+        return False
 
 
 def perturbations(problem: Problem, keys: Sequence[str] | None = None) -> Iterator[Problem]:
