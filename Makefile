@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q -n 2
 
-# the tests with every suite problem judged (make test judges a stratified third of them)
+# the tests with every suite problem judged (make test judges a stratified quarter of them)
 test-all: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	KERNELCRAFT_FULL_SUITE=1 $(PY) -m pytest -q -n 2
