@@ -408,7 +408,7 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
     # meta, a size whose halving stops it (a cache length below a constructor's window or
     # top-k budget) keeps its value while the others shrink.
     sizes = dict(problem.sizes)
-    meta = _meta_runs(problem)
+    meta = _meta_ok(problem)
     held: set[str] = set()
     for _ in range(64):
         free = [k for k in sizes if k not in held and sizes[k] > SIZE_THRESHOLD // 2]
@@ -417,7 +417,7 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
         key = max(free, key=lambda k: sizes[k])
         trial = {**sizes, key: max(SIZE_THRESHOLD // 2, sizes[key] // 2)}
         small = problem.with_sizes(trial)
-        if meta and not _meta_runs(small):
+        if meta and not _meta_ok(small):
             held.add(key)
             continue
         sizes = trial
@@ -428,17 +428,6 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
         if _runs(small):
             return small
     raise InputError(f"{problem.name}: cannot reduce sizes for a CPU check ({last_err})")
-
-
-def _meta_runs(problem: Problem) -> bool:
-    """Whether the forward runs on the meta device (shapes only: cheap at any size)."""
-    try:
-        with torch.device("meta"):
-            model = problem.build_model(problem.get_init_inputs())
-            model(*problem.get_inputs())
-        return True
-    except Exception:
-        return False
 
 
 def perturbations(problem: Problem, keys: Sequence[str] | None = None) -> Iterator[Problem]:
