@@ -215,3 +215,6 @@ def test_a_size_a_constructor_argument_bounds_is_held_while_others_shrink(write)
     small = reduced(problem)
     assert small.sizes["length"] == 1024
     assert small.sizes["batch"] < 64 and small.sizes["dim"] < 256
+    # the judge reduces the main problem again for its new-instance trials: the least the
+    # program takes is its own reduction
+    assert reduced(small).sizes == small.sizes

@@ -423,8 +423,9 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
         sizes = trial
         if _footprint(small) <= budget and _runs(small):
             return small
-    if held and sizes != problem.sizes:  # the held sizes keep it over budget: the least
-        small = problem.with_sizes(sizes)  # it can take
+    if held:  # the held sizes keep it over budget: the least it can take, which may be
+        # the problem itself (reduced again: the judge reduces a problem it was given reduced)
+        small = problem.with_sizes(sizes) if sizes != problem.sizes else problem
         if _runs(small):
             return small
     raise InputError(f"{problem.name}: cannot reduce sizes for a CPU check ({last_err})")
