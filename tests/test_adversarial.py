@@ -98,6 +98,7 @@ HONEST_TABLE: list[tuple[str, str]] = [
     ("block_sum_pos_ok", "block_sum_pos"),
     ("state_attribute_ok", "state_attribute"),
     ("topk_ties_ok", "topk_ties"),
+    ("relu_ok", "relu_grouped_rows"),
 ]
 
 
@@ -126,8 +127,9 @@ def _cheat_params() -> list:
 def _honest_params() -> list:
     params = []
     for cand, problem in HONEST_TABLE:
-        params.append(pytest.param(cand, problem, "cpu", id=f"{cand}-cpu"))
-        params.append(pytest.param(cand, problem, "cuda", id=f"{cand}-cuda", marks=[needs_cuda]))
+        params.append(pytest.param(cand, problem, "cpu", id=f"{cand}-{problem}-cpu"))
+        params.append(pytest.param(cand, problem, "cuda", id=f"{cand}-{problem}-cuda",
+                                   marks=[needs_cuda]))
     return params
 
 
