@@ -196,6 +196,29 @@ def test_judge_workers_take_the_main_sizes_the_trial_plan_found(write) -> None:
     assert main_problem(problem, replace(opts, main_sizes=dict(problem.sizes))) is problem
 
 
+def test_sizes_that_must_divide_are_divided_by_the_powers_of_two_they_hold(write) -> None:
+    # graph ids assume graphs divides nodes: rounding both up (6250 nodes, 63 graphs) would
+    # index past the last graph; each divided by the power of two it holds keeps it dividing
+    problem = load_problem(write("graphs.py", """
+        import torch, torch.nn as nn
+        class Model(nn.Module):
+            def __init__(self, graphs):
+                super().__init__()
+                self.graphs = graphs
+            def forward(self, x, graph_id):
+                return torch.zeros(self.graphs, x.shape[1]).index_add(0, graph_id, x)
+        nodes, graphs, dim = 50000, 500, 64
+        def get_inputs():
+            return [torch.randn(nodes, dim), torch.arange(nodes) // (nodes // graphs)]
+        def get_init_inputs(): return [graphs]
+    """))
+    small = reduced(problem)
+    assert small.sizes["nodes"] < 50000 and small.sizes["nodes"] % small.sizes["graphs"] == 0
+    # many nodes a graph, as in the program (the gentler fallback ended at 8 nodes of 8)
+    assert small.sizes["nodes"] // small.sizes["graphs"] >= 8
+    assert small.sizes["nodes"] * small.sizes["dim"] <= REDUCED_NUMEL
+
+
 def test_a_size_a_constructor_argument_bounds_is_held_while_others_shrink(write) -> None:
     # top-k of 600 needs rows of at least 600: halving `length` stops the forward, so it
     # stays at 1024 while `batch` and `dim` shrink (the budget cannot be met: the least the

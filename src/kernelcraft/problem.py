@@ -385,42 +385,44 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
 
     Size globals are divided by a common power of two (which keeps the divisibility
     relations of typical sizes, e.g. hidden = heads * head_dim) until the largest tensor
-    fits ``budget`` elements; the reference must run at the result.
+    fits ``budget`` elements; the reference must run at the result. Where rounding up
+    breaks a relation (500 graphs of 100 nodes: 63 graphs of 6250 nodes), each size is
+    divided by the power of two it holds instead (125 of 6250 keep 50 a graph).
     """
     if not problem.resizable:
         return problem
     biggest = _footprint(problem)
     if biggest <= budget:
         return problem
-    last_err = "no smaller sizes"
-    for shift in range(1, 24):
-        factor = 1 << shift
-        sizes = {k: max(SIZE_THRESHOLD // 2, -(-v // factor)) for k, v in problem.sizes.items()}
-        small = problem.with_sizes(sizes)
-        biggest = _footprint(small)
-        if biggest > budget and any(v > SIZE_THRESHOLD // 2 for v in sizes.values()):
-            continue
-        if _runs(small):
+    errors = []
+    for exact in (False, True):
+        small, err = _uniformly_reduced(problem, budget, exact)
+        if small is not None:
             return small
-        last_err = f"the reference does not run at sizes {sizes}"
-        break
-    # Fall back to gentler shrinking of the largest sizes only. Where the forward runs on
-    # meta, a size whose halving stops it (a cache length below a constructor's window or
-    # top-k budget) keeps its value while the others shrink.
+        errors.append(err)
+    last_err = errors[0]
+    # Fall back to gentler shrinking of the largest sizes only. A size whose halving stops
+    # the problem's get_inputs, or its forward where that runs on meta (a cache length below
+    # a constructor's window or top-k budget), keeps its value while the others shrink.
     sizes = dict(problem.sizes)
     meta = _meta_ok(problem)
     held: set[str] = set()
-    for _ in range(64):
+    for _ in range(256):
         free = [k for k in sizes if k not in held and sizes[k] > SIZE_THRESHOLD // 2]
         if not free:
             break
         key = max(free, key=lambda k: sizes[k])
         trial = {**sizes, key: max(SIZE_THRESHOLD // 2, sizes[key] // 2)}
-        small = problem.with_sizes(trial)
+        try:
+            small = problem.with_sizes(trial)
+        except InputError:  # its get_inputs stops (nodes per graph below one): held
+            held.add(key)
+            continue
         if meta and not _meta_ok(small):
             held.add(key)
             continue
         sizes = trial
+        held.clear()  # a held size may shrink once another has (nodes once graphs have)
         if _footprint(small) <= budget and _runs(small):
             return small
     if held:  # the held sizes keep it over budget: the least it can take, which may be
@@ -429,6 +431,32 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
         if _runs(small):
             return small
     raise InputError(f"{problem.name}: cannot reduce sizes for a CPU check ({last_err})")
+
+
+def _uniformly_reduced(problem: Problem, budget: int,
+                       exact: bool) -> tuple[Problem | None, str]:
+    """Every size over the threshold divided by one power of two (rounded up), or with
+    ``exact`` by the largest power of two that divides it, at the first factor that fits
+    ``budget``; (None, why) where the reference does not run there."""
+    floor = SIZE_THRESHOLD // 2
+    last = dict(problem.sizes)
+    for shift in range(1, 24):
+        factor = 1 << shift
+        sizes = {k: max(floor, v // math.gcd(v, factor) if exact else -(-v // factor))
+                 for k, v in problem.sizes.items()}
+        if sizes == last:  # no size holds a larger power of two
+            continue
+        last = sizes
+        try:  # the problem's own get_inputs may not build at these sizes
+            small = problem.with_sizes(sizes)
+        except InputError as exc:
+            return None, str(exc)
+        if _footprint(small) > budget and any(v > floor for v in sizes.values()):
+            continue
+        if _runs(small):
+            return small, ""
+        return None, f"the reference does not run at sizes {sizes}"
+    return None, "no smaller sizes"
 
 
 def perturbations(problem: Problem, keys: Sequence[str] | None = None) -> Iterator[Problem]:
