@@ -752,3 +752,31 @@ def test_ops_with_effect_tokens_capture(write, tmp_path):
     externs = [g.describe() for g in gen.plan.groups if g.kind == "extern"]
     assert any("cholesky" in e for e in externs), externs
     assert gen.kernels
+
+
+TIME_FEATURES = HEADER + """
+import math
+class Model(nn.Module):
+    def __init__(self, t):
+        super().__init__()
+        self.t = t
+    def forward(self, z):
+        tt = torch.full((z.shape[0], 1), self.t, device=z.device, dtype=z.dtype)
+        feat = torch.cat([z, torch.sin(2.0 * math.pi * tt), torch.cos(2.0 * math.pi * tt)], 1)
+        return torch.tanh(feat)
+
+batch, dim = 96, 32
+def get_inputs(): return [torch.randn(batch, dim)]
+def get_init_inputs(): return [0.37]
+"""
+
+
+def test_a_group_of_constants_takes_its_domain_from_the_fill(write, tmp_path):
+    """A neural ODE's time embedding: torch.full over the batch and its products read no
+    tensor; the fill's own size (the batch, symbolic) is the kernel's domain (it ran in
+    PyTorch: a pointwise group without tensor inputs)."""
+    gen = _generate(write, tmp_path, "time_features.py", TIME_FEATURES)
+    assert gen.judge.correct, gen.judge.detail
+    assert not [g for g in gen.plan.groups if g.kind == "extern"]
+    # the batch comes from the forward (a size argument), not a literal of these sizes
+    assert "_kc_broadcast((sc0, 1))" in gen.module_path.read_text()
