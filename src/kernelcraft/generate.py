@@ -404,6 +404,9 @@ def _interpreted(on: bool) -> Iterator[None]:
     old = os.environ.get("TRITON_INTERPRET")
     if on:
         os.environ["TRITON_INTERPRET"] = "1"
+        from kernelcraft.measure.interpreter import install
+
+        install()
     try:
         yield
     finally:

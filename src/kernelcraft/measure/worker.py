@@ -222,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     job = json.loads(Path(argv[0]).read_text())
     out_path = Path(job["result"])
+    if job.get("device") == "cpu":  # Triton's interpreter: reductions on whole blocks
+        from kernelcraft.measure.interpreter import install
+
+        install()
     try:
         if job["role"] == "candidate":
             result = run_candidate_job(job)
