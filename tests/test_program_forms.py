@@ -281,6 +281,34 @@ def test_a_count_derived_from_a_symbolic_size_guards_it(write):
     assert (0, 1, 40) in baked_dims(problem, cap)
 
 
+SUPPORT_CLAMP = HEADER + """
+class Model(nn.Module):
+    def forward(self, x, logits):
+        support = (logits.shape[-1] - 1) // 2
+        w = torch.where(x > 0, 1.0, 1.0 / logits.shape[0])  # a float of a size: sym_float
+        return x.clamp(-float(support), float(support)) * w + logits.mean(-1)
+
+batch, bins = 32, 41
+def get_inputs(): return [torch.randn(batch) * 50, torch.randn(batch, bins)]
+def get_init_inputs(): return []
+"""
+
+
+def test_a_size_made_a_float_guards_its_dims(write):
+    """``float(support)`` as a clamp bound: export keeps the bins dim symbolic, neither
+    constant nor bounded, yet writes +-20.0 into the clamp. The bins dim is guarded (and
+    held by the judge where kernels are required), the batch is not. (Probed where the
+    graph keeps a ``sym_float``, as here the batch's 1 / B weight: export drops it where
+    the float only became literals.)"""
+    from kernelcraft.problem import init_free_sizes, load_problem
+    from kernelcraft.specialize import baked_dims, capture_at, structural_sizes
+
+    problem = load_problem(write("support.py", SUPPORT_CLAMP))
+    cap = capture_at(problem)
+    assert baked_dims(problem, cap) == ((1, 1, 41),)
+    assert structural_sizes(problem, init_free_sizes(problem)) == ["bins"]
+
+
 TOKEN_PAIRS = (
     HEADER
     + """

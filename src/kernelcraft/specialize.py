@@ -149,13 +149,56 @@ def baked_dims(problem: Problem, cap: Captured) -> Guard:
     can move without changing the constructor's arguments (another model, another capture).
     """
     consts = _fixed_dims(cap)
-    if not consts:  # nothing to probe (most programs): no second capture
-        return ()
+    floats = _made_floats(problem, cap)
+    if not consts:  # nothing else to probe (most programs): no second capture
+        return floats
     free = init_free_sizes(problem)
     # several sizes: a literal derived by a step function (``int(W // 2 * 0.5)`` modes
     # kept) can stay put for one of them
     others = islice(perturbations(problem, free), BAKED_PROBES) if free else iter(())
-    return next((moved for other in others if (moved := _baked_at(cap, consts, other))), ())
+    moved = next((moved for other in others if (moved := _baked_at(cap, consts, other))), ())
+    return tuple(sorted({*moved, *floats}))
+
+
+def _made_floats(problem: Problem, cap: Captured) -> Guard:
+    """The input dims behind a size the program made a float (``float(support)`` as a
+    clamp bound): export keeps the dim symbolic, with neither a constant nor a bound, yet
+    writes the number into the op as a literal (a two-hot encoding captured at 601 bins
+    clamped at +-300 at 21 bins). Each constructor-free size is moved alone; the dims it
+    moves are baked where the graph's literals move with them. Only graphs holding a
+    ``sym_float`` pay for the captures."""
+    if not _has_sym_float(cap):
+        return ()
+    with torch.device("meta"):
+        base = problem.template_inputs(0)
+    baked: set[tuple[int, int, int]] = set()
+    for key in init_free_sizes(problem):
+        other = next(iter(perturbations(problem, [key])), None)
+        if other is None:
+            continue
+        with torch.device("meta"):
+            ins = other.template_inputs(0)
+        moved = {(i, d, s) for i, x in enumerate(base) if isinstance(x, torch.Tensor)
+                 and isinstance(ins[i], torch.Tensor) and ins[i].dim() == x.dim()
+                 for d, s in enumerate(x.shape) if ins[i].shape[d] != s}
+        if moved and _literals_move(cap, other):
+            baked |= moved
+    return tuple(sorted(baked))
+
+
+def _has_sym_float(cap: Captured) -> bool:
+    return any(n.op == "call_function" and getattr(n.target, "__name__", "") == "sym_float"
+               for n in cap.graph.nodes)
+
+
+def _literals_move(cap: Captured, other: Problem) -> bool:
+    """Whether the program captured at ``other``'s sizes runs other ops or literals (or
+    cannot be captured there)."""
+    try:
+        cap2 = capture_at(other)
+    except Exception:  # noqa: BLE001 - any program the capture cannot take there
+        return True
+    return not _same_literals(cap.graph, cap2.graph)
 
 
 def structural_sizes(problem: Problem, keys: list[str]) -> list[str]:
@@ -173,10 +216,12 @@ def structural_sizes(problem: Problem, keys: list[str]) -> list[str]:
     except Exception:  # noqa: BLE001 - any program the capture cannot take
         return []
     consts = _fixed_dims(cap)
-    if not consts:
+    floats = _has_sym_float(cap)  # a size made a float: literals may move with any key
+    if not consts and not floats:
         return []
-    return [k for k in keys if any(_baked_at(cap, consts, other)
-                                   for other in islice(perturbations(problem, [k]), 1))]
+    return [k for k in keys if any(
+        _baked_at(cap, consts, other) or (floats and _literals_move(cap, other))
+        for other in islice(perturbations(problem, [k]), 1))]
 
 
 def _fixed_dims(cap: Captured) -> dict[tuple[int, int], int]:
