@@ -80,6 +80,7 @@ CHEAT_TABLE: list[tuple[str, str, frozenset[str], bool]] = [
     ("raises", "softmax", frozenset({"error"}), False),
     ("hang", "relu_pos", frozenset({"timeout"}), False),
     ("crash", "relu_pos", frozenset({"crash"}), False),
+    ("crash_other_sizes", "relu_pos", frozenset({"crash"}), False),
     ("exit_clean", "relu_pos", frozenset({"crash"}), False),
     ("pickle_payload", "softmax", ANY_REASON, False),
     ("topk_wrong_index", "topk_ties", frozenset({"wrong"}), False),
@@ -99,6 +100,7 @@ HONEST_TABLE: list[tuple[str, str]] = [
     ("state_attribute_ok", "state_attribute"),
     ("topk_ties_ok", "topk_ties"),
     ("relu_ok", "relu_grouped_rows"),
+    ("group_sum_rows_ok", "group_sum_rows"),
 ]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import datetime as _dt
+import json
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -127,7 +128,7 @@ def judge_files(candidate: str | Path, ref: str | Path, opts: JudgeOptions | Non
     import tempfile
 
     from kernelcraft.measure.sandbox import scratch_dir
-    from kernelcraft.measure.verify import VerifyOptions, plan_trials
+    from kernelcraft.measure.verify import VerifyOptions, plan_trials, reference_runs
     from kernelcraft.measure.worker import spec_json
 
     problem = load_problem(ref_path)
@@ -149,8 +150,21 @@ def judge_files(candidate: str | Path, ref: str | Path, opts: JudgeOptions | Non
     }
     with tempfile.TemporaryDirectory(prefix="kernelcraft-trials-", dir=scratch_dir()) as tmp:
         base["out_dir"] = tmp
-        cand = run_in_worker({**base, "role": "candidate", "candidate": str(cand_path.resolve())},
-                             opts.timeout_s, gpu=opts.gpu)
+        for _ in range(len(specs)):
+            cand = run_in_worker({**base, "role": "candidate",
+                                  "candidate": str(cand_path.resolve())}, opts.timeout_s,
+                                 gpu=opts.gpu)
+            # A worker that died at other sizes where the program itself cannot run (its
+            # get_inputs built indices past a table the sizes no longer fit, and a kernel
+            # wrote where they point): that trial goes, as one the reference worker skips,
+            # and the candidate runs again without it. Anywhere else a death rejects.
+            dead = _died_at(cand, specs, Path(tmp))
+            if dead is None or reference_runs(problem, vopts, dead):
+                break
+            specs = [s for s in specs if s is not dead]
+            notes.append(f"{dead.name}: the reference does not run at sizes {dead.sizes}; "
+                         "trial skipped (the candidate's worker died there)")
+            base["specs"] = spec_json(specs)
         if cand.get("status") == "input-error":
             raise InputError(cand["detail"])
         if cand.get("status") == "ran":
@@ -188,6 +202,20 @@ def judge_files(candidate: str | Path, ref: str | Path, opts: JudgeOptions | Non
         result.detail = "internal judge error: " + result.detail
         result.verdict["traceback"] = raw.get("traceback", "")
     return result
+
+
+def _died_at(cand: dict[str, Any], specs: list[Any], out_dir: Path) -> Any:
+    """The other-size trial a crashed candidate worker was running, else None (its facts
+    file holds the trials it finished)."""
+    if cand.get("reason") != "crash":
+        return None
+    try:
+        done = len(json.loads((out_dir / "facts.json").read_text()))
+    except (OSError, ValueError):
+        return None
+    if done >= len(specs) or specs[done].kind != "other-size":
+        return None
+    return specs[done]
 
 
 def _cpu_env() -> dict[str, Any]:

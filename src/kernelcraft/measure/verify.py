@@ -21,7 +21,7 @@ import contextlib
 import copy
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +332,21 @@ def plan_trials(problem: Problem, opts: VerifyOptions) -> tuple[list[TrialSpec],
         if not found:
             notes.append("sizes could not be varied: shape-generality not checked")
     return specs, notes
+
+
+def reference_runs(problem: Problem, opts: VerifyOptions, spec: TrialSpec) -> bool:
+    """Whether the reference runs at ``spec`` (its sizes, instance and inputs), on the CPU:
+    trusted side, asked where a candidate's worker died at other sizes."""
+    b = _Builder(problem, replace(opts, device="cpu"))
+    try:
+        state, inputs = b.state(spec), b.inputs(spec)
+        ref = b.ref_model(spec)
+        _load_state(ref, state)
+        with torch.no_grad(), precision_mode(opts.precision):
+            ref(*inputs)
+    except Exception:  # noqa: BLE001 - the problem's own code fails there
+        return False
+    return True
 
 
 class _Builder:
