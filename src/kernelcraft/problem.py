@@ -394,13 +394,11 @@ def reduced(problem: Problem, budget: int = REDUCED_NUMEL) -> Problem:
     biggest = _footprint(problem)
     if biggest <= budget:
         return problem
-    errors = []
-    for exact in (False, True):
-        small, err = _uniformly_reduced(problem, budget, exact)
-        if small is not None:
-            return small
-        errors.append(err)
-    last_err = errors[0]
+    small, last_err = _uniformly_reduced(problem, budget, exact=False)
+    if small is None:
+        small, _ = _uniformly_reduced(problem, budget, exact=True)
+    if small is not None:
+        return small
     # Fall back to gentler shrinking of the largest sizes only. A size whose halving stops
     # the problem's get_inputs, or its forward where that runs on meta (a cache length below
     # a constructor's window or top-k budget), keeps its value while the others shrink.

@@ -219,8 +219,9 @@ def structural_sizes(problem: Problem, keys: list[str]) -> list[str]:
     floats = _has_sym_float(cap)  # a size made a float: literals may move with any key
     if not consts and not floats:
         return []
+    # (where literals move with a key, its fixed dims' test holds too: one capture a key)
     return [k for k in keys if any(
-        _baked_at(cap, consts, other) or (floats and _literals_move(cap, other))
+        _literals_move(cap, other) if floats else _baked_at(cap, consts, other)
         for other in islice(perturbations(problem, [k]), 1))]
 
 
@@ -240,11 +241,7 @@ def _baked_at(cap: Captured, consts: dict[tuple[int, int], int], other: Problem)
                          if isinstance(ins[i], torch.Tensor) and ins[i].shape[d] != s))
     if not moved:  # constant dims tied to the constructor (a Linear's in_features)
         return ()
-    try:
-        cap2 = capture_at(other)
-    except Exception:  # noqa: BLE001 - the program cannot be captured there: guard all
-        return moved
-    return () if _same_literals(cap.graph, cap2.graph) else moved
+    return moved if _literals_move(cap, other) else ()
 
 
 #: sizes ``baked_dims`` captures the program at, besides its own

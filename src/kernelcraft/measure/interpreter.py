@@ -46,9 +46,11 @@ def _combine(op: Any, left: list[np.ndarray], right: list[np.ndarray],
              dtypes: list[Any]) -> list[np.ndarray]:
     """``op.combine_fn`` applied to two blocks of every operand, as numpy arrays of the
     operands' own dtypes and the blocks' shape."""
-    lt = [op.to_tensor(np.ascontiguousarray(a), dt) for a, dt in zip(left, dtypes, strict=True)]
-    rt = [op.to_tensor(np.ascontiguousarray(a), dt) for a, dt in zip(right, dtypes, strict=True)]
-    ret = op.combine_fn.fn(*lt, *rt)
+    def blocks(arrays: list[np.ndarray]) -> list[Any]:
+        return [op.to_tensor(np.ascontiguousarray(a), dt)
+                for a, dt in zip(arrays, dtypes, strict=True)]
+
+    ret = op.combine_fn.fn(*blocks(left), *blocks(right))
     ret = ret if isinstance(ret, tuple) else (ret,)
     out = []
     for r, a in zip(ret, left, strict=True):

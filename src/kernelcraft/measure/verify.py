@@ -337,13 +337,10 @@ def plan_trials(problem: Problem, opts: VerifyOptions) -> tuple[list[TrialSpec],
 def reference_runs(problem: Problem, opts: VerifyOptions, spec: TrialSpec) -> bool:
     """Whether the reference runs at ``spec`` (its sizes, instance and inputs), on the CPU:
     trusted side, asked where a candidate's worker died at other sizes."""
-    b = _Builder(problem, replace(opts, device="cpu"))
-    try:
-        state, inputs = b.state(spec), b.inputs(spec)
-        ref = b.ref_model(spec)
-        _load_state(ref, state)
-        with torch.no_grad(), precision_mode(opts.precision):
-            ref(*inputs)
+    cpu = replace(opts, device="cpu")
+    b = _Builder(problem, cpu)
+    try:  # as the reference worker runs it (``_judge_one`` skips the trial where it raises)
+        _references(b, spec, b.state(spec), b.inputs(spec), cpu)
     except Exception:  # noqa: BLE001 - the problem's own code fails there
         return False
     return True
