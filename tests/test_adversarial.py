@@ -78,6 +78,7 @@ CHEAT_TABLE: list[tuple[str, str, frozenset[str], bool]] = [
     ("wrong_dtype", "tanh_gelu", frozenset({"shape"}), False),
     ("gc_scavenge", "softmax", ANY_REASON, False),
     ("raises", "softmax", frozenset({"error"}), False),
+    ("truncate_rounding", "round_rows", frozenset({"wrong"}), False),
     ("hang", "relu_pos", frozenset({"timeout"}), False),
     ("crash", "relu_pos", frozenset({"crash"}), False),
     ("crash_other_sizes", "relu_pos", frozenset({"crash"}), False),
@@ -101,6 +102,7 @@ HONEST_TABLE: list[tuple[str, str]] = [
     ("topk_ties_ok", "topk_ties"),
     ("relu_ok", "relu_grouped_rows"),
     ("group_sum_rows_ok", "group_sum_rows"),
+    ("round_rows_ok", "round_rows"),
 ]
 
 

@@ -90,6 +90,20 @@ def test_integer_outputs_exact():
     assert compare(wrong, idx, idx, "fp32").reason == "wrong"
 
 
+def test_integer_elements_at_a_rounding_step_may_take_a_nearby_references_value():
+    """An element that differs from both references passes only where a reference at moved
+    inputs gives another value: between the values given there, nowhere else."""
+    r = torch.tensor([10, 20, 30, 40])
+    moved = [torch.tensor([10, 21, 30, 40]), torch.tensor([10, 19, 31, 40])]
+    cand = torch.tensor([10, 21, 31, 40])
+    assert not compare(cand, r, r).ok
+    check = compare(cand, r, r, "fp32", moved)
+    assert check.ok and "2 of 4 elements match" in check.outputs[0].detail
+    assert compare(torch.tensor([10, 19, 30, 40]), r, r, "fp32", moved).ok
+    assert compare(torch.tensor([11, 20, 30, 40]), r, r, "fp32", moved).reason == "wrong"
+    assert compare(torch.tensor([10, 22, 30, 40]), r, r, "fp32", moved).reason == "wrong"
+
+
 def test_zeros_fail():
     x = torch.randn(1000)
     assert compare(torch.zeros_like(x), x, x.double(), "fp32").reason == "wrong"

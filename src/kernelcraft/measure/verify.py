@@ -30,7 +30,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from kernelcraft.errors import InputError, one_line
-from kernelcraft.measure.compare import compare, flatten
+from kernelcraft.measure.compare import NEARBY_REL, compare, flatten
 from kernelcraft.measure.instrument import (
     LaunchCounter,
     PoisonAllocations,
@@ -694,6 +694,12 @@ def _judge_one(b: _Builder, spec: TrialSpec, fact: dict[str, Any] | None, trial:
         if ties.used:
             alt = compare(out, r_t, r64_t, opts.precision)
             cmp = alt if alt.ok else cmp
+    if not cmp.ok and cmp.reason == "wrong" and _integer_output(flatten(r), cmp):
+        near = _nearby_references(b, spec, state, opts)
+        alt = compare(out, r, r64, opts.precision, near)
+        if alt.ok:
+            cmp = alt
+            trial.detail = "; ".join(o.detail for o in alt.outputs if o.detail)
     worst = cmp.worst
     if worst is not None:
         trial.rel_l2, trial.tol_rel = worst.rel_l2, worst.tol_rel
@@ -735,6 +741,89 @@ def _references(b: _Builder, spec: TrialSpec, state: dict[str, torch.Tensor],
                 r64 = ref64(*[to_double(x) for x in inputs])
     synchronize(b.device)
     return r, r64
+
+
+def _integer_output(r_leaves: list[Any], cmp: Any) -> bool:
+    """Whether the output that failed ``cmp`` is an integer or bool tensor."""
+    i = cmp.outputs[-1].index if cmp.outputs else -1
+    x = r_leaves[i] if 0 <= i < len(r_leaves) else None
+    return isinstance(x, torch.Tensor) and not (x.is_floating_point() or x.is_complex())
+
+
+class _Jitter(TorchFunctionMode):
+    """Each floating result of an operation multiplied by ``1 + sign * rel * s``, ``s`` a
+    random sign per element: the standard model of floating-point arithmetic (every
+    operation's result off by a relative error of at most a rounding unit), with ``rel``
+    well above the unit, so a run shows where the program's outputs depend on how its
+    operations round. Views, in-place and ``out=`` results are left as they are (they
+    compute nothing, and a copy would break the program's aliasing), as are results holding
+    only integers (a rounded value, a mask, positions made by ``arange``: exact, not
+    rounded). Draws follow the operations' order, so the same seed with the other sign
+    moves every result the other way."""
+
+    def __init__(self, rel: float, sign: float, seed: int) -> None:
+        super().__init__()
+        self.rel, self.sign, self.seed = rel, sign, seed
+        self.gens: dict[torch.device, torch.Generator] = {}
+
+    def move(self, x: Any, args: Sequence[Any]) -> Any:
+        if not (isinstance(x, torch.Tensor) and x.is_floating_point()) or x.numel() == 0:
+            return x
+        if x._is_view() or isinstance(x, nn.Parameter) or any(
+                isinstance(a, torch.Tensor) and a.numel() and overlaps(x, a) for a in args):
+            return x
+        if not bool((x != x.round()).any()):
+            return x
+        gen = self.gens.get(x.device)
+        if gen is None:
+            gen = self.gens[x.device] = torch.Generator(x.device).manual_seed(self.seed)
+        s = torch.randint(0, 2, x.shape, generator=gen, device=x.device).to(x.dtype) * 2 - 1
+        return x * (1 + self.sign * self.rel * s)
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        kwargs = dict(kwargs or {})
+        out = func(*args, **kwargs)
+        name = getattr(func, "__name__", "")
+        if name.endswith("_") or name.startswith("__") or "out" in kwargs:
+            return out
+        flat = tensors_of(list(args) + list(kwargs.values()))
+        if isinstance(out, torch.Tensor):
+            return self.move(out, flat)
+        if isinstance(out, tuple) and not hasattr(out, "_fields"):
+            return tuple(self.move(x, flat) for x in out)
+        return out
+
+
+def _nearby_references(b: _Builder, spec: TrialSpec, state: dict[str, torch.Tensor],
+                       opts: VerifyOptions) -> list[Any]:
+    """The float64 reference with float inputs, state and every operation's result moved
+    by ``NEARBY_REL`` (random signs, :class:`_Jitter`): four draws, each taken both ways, so
+    an integer output that rounding-sized changes flip (a float rounded to int16 within
+    1e-3 of a half-integer, an argmax of near-equal values) is flipped by one of a pair. A
+    candidate's integer element that differs from both references must lie between the
+    values these and the two references give there (``compare``): a kernel whose float sum
+    or tanh rounds otherwise than PyTorch's is right there, one that truncates instead of
+    rounding is not. Integer-valued floats (masks, indices kept as floats) are not moved."""
+    rel = NEARBY_REL[opts.precision]
+    inputs = [to_double(x) for x in b.inputs(spec)]
+    base = {k: to_double(v) for k, v in state.items()}
+    outs: list[Any] = []
+    for k in range(4):
+        seed = spec.seed * 7919 + 17 * k + 1
+        for sign in (1.0, -1.0):
+            jitter = _Jitter(rel, sign, seed)
+            moved_in = [jitter.move(x, []) for x in inputs]
+            moved_st = {key: jitter.move(v, []) for key, v in base.items()}
+            ref = _float64_model(b.ref_model(spec))
+            _load_state(ref, moved_st)
+            try:
+                with torch.no_grad(), float64_program(), jitter:
+                    outs.append(ref(*moved_in))
+            except Exception:  # the program does not run moved: no nearby reference
+                continue
+    synchronize(b.device)
+    return outs
 
 
 def _as_device(leaves: list[Any], ref: Any, device: torch.device) -> Any:
