@@ -179,3 +179,15 @@ def test_honest_accepted(cand: str, problem: str, device: str) -> None:
     )
     assert res.correct, f"honest {cand} rejected: {_describe(res)}"
     assert res.reason is None, _describe(res)
+
+
+def test_rounding_step_elements_are_named_in_the_verdict() -> None:
+    """round_rows_ok sums rows in another order than PyTorch: a few rows round the other way
+    at a half-integer (the plain rule rejected it). It passes, and the verdict says which
+    trial needed the nearby values and for how many elements."""
+    res = judge_files(HONEST / "round_rows_ok.py", PROBLEMS / "round_rows.py",
+                      JudgeOptions(device="cpu", timeout_s=TIMEOUT_S))
+    assert res.correct, _describe(res)
+    notes = [n for n in res.verdict.get("notes", []) if "rounding step" in n]
+    assert notes, res.verdict.get("notes")
+    assert "elements match the reference only" in notes[0]

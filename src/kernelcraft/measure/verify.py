@@ -615,6 +615,8 @@ def judge_trials(problem: Problem, opts: VerifyOptions, specs: list[TrialSpec],
                                  f"{spec.sizes}; trial skipped")
             continue
         verdict.trials.append(trial)
+        if trial.ok and trial.detail:  # passed only through the integer rule's nearby values
+            verdict.notes.append(f"{spec.name}: {trial.detail}")
         if spec.kind == "other-size":
             other_checked["new" if spec.instance == "new" else "same"] = True
         if not trial.ok:
