@@ -104,6 +104,23 @@ def test_integer_elements_at_a_rounding_step_may_take_a_nearby_references_value(
     assert compare(torch.tensor([10, 22, 30, 40]), r, r, "fp32", moved).reason == "wrong"
 
 
+def test_float_elements_at_a_jump_of_the_reference_are_measured_to_its_nearby_values():
+    """A fake-quantised output (rounded to steps of 1/8, scaled back): an element one step
+    off passes where the reference at moved operations takes that step, nowhere else."""
+    torch.manual_seed(0)
+    d = (torch.randn(256, dtype=torch.float64) * 8).round() / 8
+    r = d.float()
+    moved = [d.clone(), d.clone()]
+    moved[1][7] += 0.125  # the reference jumps at element 7
+    cand = r.clone()
+    cand[7] += 0.125
+    assert not compare(cand, r, d).ok
+    check = compare(cand, r, d, "fp32", moved)
+    assert check.ok and "1 of 256 elements match" in check.outputs[0].detail
+    cand[9] += 0.125  # no jump there
+    assert compare(cand, r, d, "fp32", moved).reason == "wrong"
+
+
 def test_zeros_fail():
     x = torch.randn(1000)
     assert compare(torch.zeros_like(x), x, x.double(), "fp32").reason == "wrong"

@@ -696,7 +696,7 @@ def _judge_one(b: _Builder, spec: TrialSpec, fact: dict[str, Any] | None, trial:
         if ties.used:
             alt = compare(out, r_t, r64_t, opts.precision)
             cmp = alt if alt.ok else cmp
-    if not cmp.ok and cmp.reason == "wrong" and _integer_output(flatten(r), cmp):
+    if not cmp.ok and cmp.reason == "wrong" and _few_elements_off(cmp):
         near = _nearby_references(b, spec, state, opts)
         alt = compare(out, r, r64, opts.precision, near)
         if alt.ok:
@@ -745,11 +745,15 @@ def _references(b: _Builder, spec: TrialSpec, state: dict[str, torch.Tensor],
     return r, r64
 
 
-def _integer_output(r_leaves: list[Any], cmp: Any) -> bool:
-    """Whether the output that failed ``cmp`` is an integer or bool tensor."""
-    i = cmp.outputs[-1].index if cmp.outputs else -1
-    x = r_leaves[i] if 0 <= i < len(r_leaves) else None
-    return isinstance(x, torch.Tensor) and not (x.is_floating_point() or x.is_complex())
+def _few_elements_off(cmp: Any) -> bool:
+    """Whether the output that failed ``cmp`` failed by a few elements (at most a tenth, or
+    16): the only failure a reference moved by rounding units can explain (a value rounded
+    at a step, an argmax of near-equal values); a broadly wrong candidate is not run
+    against eight more references."""
+    if not cmp.outputs:
+        return False
+    o = cmp.outputs[-1]
+    return 0 < o.n_bad <= max(16, o.numel // 10)
 
 
 class _Jitter(TorchFunctionMode):
@@ -801,12 +805,14 @@ def _nearby_references(b: _Builder, spec: TrialSpec, state: dict[str, torch.Tens
                        opts: VerifyOptions) -> list[Any]:
     """The float64 reference with float inputs, state and every operation's result moved
     by ``NEARBY_REL`` (random signs, :class:`_Jitter`): four draws, each taken both ways, so
-    an integer output that rounding-sized changes flip (a float rounded to int16 within
-    1e-3 of a half-integer, an argmax of near-equal values) is flipped by one of a pair. A
-    candidate's integer element that differs from both references must lie between the
-    values these and the two references give there (``compare``): a kernel whose float sum
-    or tanh rounds otherwise than PyTorch's is right there, one that truncates instead of
-    rounding is not. Integer-valued floats (masks, indices kept as floats) are not moved."""
+    an output that rounding-sized changes flip (a float rounded to int16 within 1e-3 of a
+    half-integer, an argmax of near-equal values, a fake-quantised value at a step) is
+    flipped by one of a pair. A candidate's integer element that differs from both
+    references must lie between the values these and the two references give there, a
+    float element where they jump by more than the tolerance is measured to the nearest of
+    them (``compare``): a kernel whose float sum or tanh rounds otherwise than PyTorch's is
+    right there, one that truncates instead of rounding is not. Integer-valued floats
+    (masks, indices kept as floats) are not moved."""
     rel = NEARBY_REL[opts.precision]
     inputs = [to_double(x) for x in b.inputs(spec)]
     base = {k: to_double(v) for k, v in state.items()}
