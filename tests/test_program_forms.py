@@ -808,3 +808,30 @@ def test_a_group_of_constants_takes_its_domain_from_the_fill(write, tmp_path):
     assert not [g for g in gen.plan.groups if g.kind == "extern"]
     # the batch comes from the forward (a size argument), not a literal of these sizes
     assert "_kc_broadcast((sc0, 1))" in gen.module_path.read_text()
+
+
+NOISE_EMBEDDING = HEADER + """
+import math
+class Model(nn.Module):
+    def __init__(self, half, sigma):
+        super().__init__()
+        self.sigma = sigma
+        self.register_buffer("freqs", torch.exp(-math.log(1e4) * torch.arange(half) / half))
+    def forward(self, x):
+        c = x.new_full((1, 1), math.log(self.sigma) / 4.0)
+        ang = c * self.freqs
+        emb = torch.cat([torch.cos(ang), torch.sin(ang)], dim=-1)
+        return x * emb
+half, batch = 24, 16
+def get_inputs(): return [torch.randn(batch, 2 * half)]
+def get_init_inputs(): return [half, 2.5]
+"""
+
+
+def test_a_fill_of_more_dims_than_the_operands_widens_the_domain(write, tmp_path):
+    """A diffusion sampler's noise embedding: a [1, 1] fill times a [half] buffer is
+    [1, half]; the product's kernel took the buffer's one dim, and the cat after it failed
+    (a tuple index out of range) at the second dim."""
+    gen = _generate(write, tmp_path, "noise_embedding.py", NOISE_EMBEDDING)
+    assert gen.judge.correct, gen.judge.detail
+    assert not [g for g in gen.plan.groups if g.kind == "extern"]

@@ -132,16 +132,15 @@ def _emit_pointwise(g: Group, config: dict[str, Any] | None, narrow: bool) -> Ke
     tensors = [a for a in g.inputs if is_tensor_node(a) and a in elementwise]
     velem = [t for t in positions if any(t in _elementwise_inputs(m) for m in regular)]
     scalars = [a for a in g.inputs if not is_tensor_node(a)]
-    # no operand gives the domain: a constant's own size does where one spans it (a time
-    # embedding's torch.full over the batch, then sin and cos)
-    filled = None
-    if not tensors and not gathers and not pieces and not velem and scatter is None:
-        filled = next((m for m in regular if op_name(m.target) == "full"
-                       and shape_key(val(m).shape) == g.domain
-                       and all(not isinstance(x, fx.Node) or x in scalars
-                               for x in m.args[0])), None)
-        if filled is None:
-            raise NotImplementedError("a pointwise group without tensor inputs")
+    # Fills whose sizes the kernel knows (literals, the group's scalars) take part in the
+    # domain: where no operand gives it, one spanning it does (a time embedding's
+    # torch.full over the batch, then sin and cos), and a fill of more dims than the
+    # operands widens it (a [1, 1] noise level times a [32] frequency buffer is [1, 32]).
+    fills = [m for m in regular if op_name(m.target) == "full"
+             and all(not isinstance(x, fx.Node) or x in scalars for x in m.args[0])]
+    if not tensors and not gathers and not pieces and not velem and scatter is None and not any(
+            shape_key(val(m).shape) == g.domain for m in fills):
+        raise NotImplementedError("a pointwise group without tensor inputs")
     # no tensor to take the device from (a mask computed from positions alone): the
     # forward passes its own device
     device_arg = not tensors and not sources and not pieces and scatter is None
@@ -301,8 +300,8 @@ def _emit_pointwise(g: Group, config: dict[str, Any] | None, narrow: bool) -> Ke
         and scatter_values(scatter) not in members) else set()
     shapes = [n + ".shape" for n in in_names if n not in narrow]
     shapes += [arg[t] + ".shape" for t in velem]
-    if filled is not None:
-        dims = [sc_of[x] if isinstance(x, fx.Node) else literal(x) for x in filled.args[0]]
+    for m in fills:
+        dims = [sc_of[x] if isinstance(x, fx.Node) else literal(x) for x in m.args[0]]
         shapes.append(f"({', '.join(dims)}{',' if len(dims) == 1 else ''})")
     pextra: list[str] = []
     pmodes: list[str] = []  # per piece: its dims' index modes
