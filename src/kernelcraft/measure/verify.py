@@ -756,6 +756,27 @@ def _few_elements_off(cmp: Any) -> bool:
     return 0 < o.n_bad <= max(16, o.numel // 10)
 
 
+#: operator methods that compute a new tensor (others: indexing, attributes, in-place)
+_ARITHMETIC = frozenset(
+    f"__{r}{op}__" for op in ("add", "sub", "mul", "truediv", "div", "pow", "matmul", "mod",
+                              "floordiv") for r in ("", "r"))
+
+
+#: operations that copy or select values without rounding them (their results are the
+#: operands' values, already moved where those were computed)
+_MOVES_DATA = frozenset((
+    "clone", "contiguous", "to", "detach", "type", "double", "float", "cat", "concat",
+    "concatenate", "stack", "hstack", "vstack", "flatten", "reshape", "gather",
+    "index_select", "take_along_dim", "take", "masked_fill", "masked_select", "where", "pad",
+    "roll", "flip", "fliplr", "flipud", "repeat", "repeat_interleave", "tile", "expand",
+    "expand_as", "broadcast_to", "movedim", "permute", "transpose", "t", "squeeze",
+    "unsqueeze", "view", "view_as", "narrow", "select", "unfold", "tril", "triu", "diagonal",
+    "diag", "diag_embed", "max", "min", "amax", "amin", "maximum", "minimum", "clamp", "clip",
+    "relu", "sort", "topk", "kthvalue", "median", "abs", "neg", "sign", "zeros_like",
+    "ones_like", "full_like", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+))
+
+
 class _Jitter(TorchFunctionMode):
     """Each floating result of an operation multiplied by ``1 + sign * rel * s``, ``s`` a
     random sign per element: the standard model of floating-point arithmetic (every
@@ -791,7 +812,9 @@ class _Jitter(TorchFunctionMode):
         kwargs = dict(kwargs or {})
         out = func(*args, **kwargs)
         name = getattr(func, "__name__", "")
-        if name.endswith("_") or name.startswith("__") or "out" in kwargs:
+        computes = name in _ARITHMETIC if name.startswith("__") else not (
+            name.endswith("_") or name in _MOVES_DATA)
+        if not computes or "out" in kwargs:  # attribute access, indexing, copies, in-place
             return out
         flat = tensors_of(list(args) + list(kwargs.values()))
         if isinstance(out, torch.Tensor):
