@@ -137,7 +137,8 @@ def _emit_pointwise(g: Group, config: dict[str, Any] | None, narrow: bool) -> Ke
     # torch.full over the batch, then sin and cos), and a fill of more dims than the
     # operands widens it (a [1, 1] noise level times a [32] frequency buffer is [1, 32]).
     fills = [m for m in regular if op_name(m.target) == "full"
-             and all(not isinstance(x, fx.Node) or x in scalars for x in m.args[0])]
+             and all(not isinstance(x, fx.Node) or x in scalars for x in m.args[0])
+             and _broadcasts_into(shape_key(val(m).shape), g.domain)]
     if not tensors and not gathers and not pieces and not velem and scatter is None and not any(
             shape_key(val(m).shape) == g.domain for m in fills):
         raise NotImplementedError("a pointwise group without tensor inputs")
@@ -520,6 +521,13 @@ def position_lines(chain: list[fx.Node], pos: str, tag: str, env: dict[fx.Node, 
             lines.append(f"{ind}{name} = " + lower_pointwise(m, local).split(" = ", 1)[1])
         local[m] = name
     return lines, local[chain[-1]]
+
+
+def _broadcasts_into(shape: tuple[str, ...], domain: tuple[str, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``domain`` (right-aligned, each dim 1 or the same):
+    a fill a view reshapes on its way (6 values seen as 2 x 3) does not."""
+    return len(shape) <= len(domain) and all(
+        s == "1" or s == d for s, d in zip(reversed(shape), reversed(domain), strict=False))
 
 
 def stand_in(t: fx.Node, chain: list[fx.Node], sc_of: dict[fx.Node, str]) -> str:
