@@ -47,6 +47,8 @@ class OutputCheck:
     #: elements that differ (integers) or are off by more than ``tol_abs`` (floats)
     n_bad: int = 0
     numel: int = 0
+    #: elements that passed only through the ``nearby`` references' values
+    n_near: int = 0
 
 
 @dataclass
@@ -128,21 +130,30 @@ def compare_one(i: int, c: Any, r: Any, d: Any, mode: str, near: Sequence[Any] =
         moved = [x.to(c.device, c.dtype) for x in near
                  if isinstance(x, torch.Tensor) and x.shape == c.shape]
         if n_bad and moved:
-            lo = hi = r
-            for x in [d.to(c.dtype), *moved]:
-                lo, hi = torch.minimum(lo, x), torch.maximum(hi, x)
-            within = bad & (c >= lo) & (c <= hi)
-            n_near = int(within.sum())
+            lo, hi = _envelope(r, [d.to(c.dtype), *moved])
+            n_near = int((bad & (c >= lo) & (c <= hi)).sum())
             n_bad -= n_near
         ok = n_bad == 0
         detail = f"{name}: {n_bad} of {c.numel()} elements differ"
         if ok and n_near:
-            detail = (f"{name}: {n_near} of {c.numel()} elements match the reference only "
-                      f"with its operations' results moved by {NEARBY_REL[mode]:.1e} "
-                      "(values at a rounding step)")
+            detail = _near_detail(name, n_near, c.numel(), mode)
         return OutputCheck(i, ok, None if ok else "wrong", detail, n_bad=n_bad,
-                           numel=c.numel())
+                           numel=c.numel(), n_near=n_near if ok else 0)
     return _compare_float(i, c, r, d.to(r.device), mode, near)
+
+
+def _envelope(first: torch.Tensor, others: Sequence[torch.Tensor]
+              ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Elementwise smallest and largest of ``first`` and ``others``."""
+    lo = hi = first
+    for x in others:
+        lo, hi = torch.minimum(lo, x), torch.maximum(hi, x)
+    return lo, hi
+
+
+def _near_detail(name: str, n_near: int, numel: int, mode: str) -> str:
+    return (f"{name}: {n_near} of {numel} elements match the reference only with its "
+            f"operations' results moved by {NEARBY_REL[mode]:.1e} (values at a rounding step)")
 
 
 def _compare_float(i: int, c: torch.Tensor, r: torch.Tensor, d: torch.Tensor, mode: str,
@@ -174,6 +185,7 @@ def _compare_float(i: int, c: torch.Tensor, r: torch.Tensor, d: torch.Tensor, mo
     ok = rel <= tol_rel and mabs <= tol_abs and math.isfinite(rel)
     n_bad = int(((cf - df).abs() > tol_abs).sum())
     detail = ""
+    n_near = 0
     if not ok:
         detail = (
             f"{name}: rel L2 error {rel:.2e} (tolerance {tol_rel:.2e}), "
@@ -185,18 +197,14 @@ def _compare_float(i: int, c: torch.Tensor, r: torch.Tensor, d: torch.Tensor, mo
             # Where the reference itself jumps by more than a candidate may be off (a value
             # rounded to a quantisation step, then scaled back), the candidate is measured
             # to the nearest value the reference takes with its operations moved.
-            lo = hi = df
-            for x in moved:
-                lo, hi = torch.minimum(lo, x), torch.maximum(hi, x)
+            lo, hi = _envelope(df, moved)
             jump = (hi - lo) > tol_abs
             e = torch.where(jump, cf - cf.clamp(lo, hi), cf - df)
             rel_j = float(torch.linalg.vector_norm(e)) / denom
             mabs_j = float(e.abs().max())
             if rel_j <= tol_rel and mabs_j <= tol_abs:
-                n_jump = int((jump & ((cf - df).abs() > tol_abs)).sum())
-                detail = (f"{name}: {n_jump} of {c.numel()} elements match the reference only "
-                          f"with its operations' results moved by {NEARBY_REL[mode]:.1e} "
-                          "(values at a rounding step)")
+                n_near = int((jump & ((cf - df).abs() > tol_abs)).sum())
+                detail = _near_detail(name, n_near, c.numel(), mode)
                 ok, rel, mabs, n_bad = True, rel_j, mabs_j, 0
     return OutputCheck(i, ok, None if ok else "wrong", detail, rel, tol_rel, mabs, tol_abs, ref_rel,
-                       n_bad, c.numel())
+                       n_bad, c.numel(), n_near if ok else 0)

@@ -615,7 +615,7 @@ def judge_trials(problem: Problem, opts: VerifyOptions, specs: list[TrialSpec],
                                  f"{spec.sizes}; trial skipped")
             continue
         verdict.trials.append(trial)
-        if trial.ok and trial.detail:  # passed only through the integer rule's nearby values
+        if trial.ok and trial.detail:  # passed only through the moved references' values
             verdict.notes.append(f"{spec.name}: {trial.detail}")
         if spec.kind == "other-size":
             other_checked["new" if spec.instance == "new" else "same"] = True
@@ -701,7 +701,7 @@ def _judge_one(b: _Builder, spec: TrialSpec, fact: dict[str, Any] | None, trial:
         alt = compare(out, r, r64, opts.precision, near)
         if alt.ok:
             cmp = alt
-            trial.detail = "; ".join(o.detail for o in alt.outputs if o.detail)
+            trial.detail = "; ".join(o.detail for o in alt.outputs if o.n_near)
     worst = cmp.worst
     if worst is not None:
         trial.rel_l2, trial.tol_rel = worst.rel_l2, worst.tol_rel
